@@ -1,0 +1,280 @@
+//! Both games solved at build time (T1), embedded in the binary, and the bot that plays from
+//! them (T2–T5).
+//!
+//! # Layout
+//!
+//! - [`index`]: dense numbering of positions and reduction by the board's symmetries.
+//! - [`solve`]: the retrograde solver `build.rs` runs, and the stored form of a table.
+//! - [`Table`] (this module): look-ups of value, distance and optimal moves.
+//! - [`bot`]: Perfect, Win-Block-Random, difficulty and hints.
+//!
+//! ```
+//! use engine::{Game, Position};
+//! use tables::{Verdict, table};
+//!
+//! let xo = table(Game::Xo);
+//! assert_eq!(xo.probe(&Position::start(Game::Xo))?, Verdict::Draw);
+//! // X on 0 and 1, O on 4: O must block at 2, else X wins at once.
+//! let p = Position::parse(Game::Xo, "X:0,1|O:4|T:O")?;
+//! assert_eq!(xo.best_moves(&p)?, vec![2]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod bot;
+pub mod index;
+pub mod solve;
+
+use std::sync::OnceLock;
+
+use engine::{Cell, Game, Position, Status};
+use serde::Serialize;
+
+use solve::{Blob, DISTANCE_MASK, DRAW, KIND_MASK, LOSS, OVER, WIN};
+
+static XO_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xo.table"));
+static INFINITE_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/infinite.table"));
+
+/// What the table says about a position, for the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case", tag = "value", content = "distance")]
+pub enum Verdict {
+    /// The game is already decided by the position.
+    Over,
+    /// The side to move wins in this many plies under best play.
+    Win(u8),
+    /// Best play by both sides never ends the game with a line (cycles count as draws).
+    Draw,
+    /// The side to move loses in this many plies under best play.
+    Loss(u8),
+}
+
+impl Verdict {
+    /// `win`, `draw`, `loss` or `over`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Over => "over",
+            Verdict::Win(_) => "win",
+            Verdict::Draw => "draw",
+            Verdict::Loss(_) => "loss",
+        }
+    }
+
+    /// Plies to the end under best play; none for draws and decided positions.
+    pub fn distance(self) -> Option<u8> {
+        match self {
+            Verdict::Win(d) | Verdict::Loss(d) => Some(d),
+            Verdict::Over | Verdict::Draw => None,
+        }
+    }
+}
+
+/// The position is not one the game can reach from its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unreachable;
+
+impl core::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("position is not reachable from the start")
+    }
+}
+
+impl std::error::Error for Unreachable {}
+
+/// Counts over every reachable position of one game (not only the canonical ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Stats {
+    pub reachable: usize,
+    pub terminal: usize,
+    pub non_terminal: usize,
+    pub win: usize,
+    pub draw: usize,
+    pub loss: usize,
+    pub max_distance: u8,
+    /// Canonical positions stored (one per class of symmetric positions).
+    pub stored: usize,
+    /// The embedded table's size in bytes.
+    pub table_bytes: usize,
+}
+
+/// One game's solved table.
+#[derive(Debug)]
+pub struct Table {
+    game: Game,
+    /// The stored bit set as 64-bit words.
+    words: Vec<u64>,
+    /// `before[w]`: set bits in words `0..w`, so a look-up counts bits in one word only.
+    before: Vec<u32>,
+    entries: Vec<u8>,
+    bytes: usize,
+}
+
+impl Table {
+    fn decode(bytes: &'static [u8]) -> Table {
+        let blob: Blob = postcard::from_bytes(bytes).expect("the embedded table decodes");
+        let words: Vec<u64> = blob
+            .bitmap
+            .chunks(8)
+            .map(|chunk| {
+                let mut word = [0u8; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                u64::from_le_bytes(word)
+            })
+            .collect();
+        let mut before = Vec::with_capacity(words.len());
+        let mut total = 0u32;
+        for w in &words {
+            before.push(total);
+            total += w.count_ones();
+        }
+        assert_eq!(
+            total as usize,
+            blob.entries.len(),
+            "one entry per stored position"
+        );
+        Table {
+            game: blob.game,
+            words,
+            before,
+            entries: blob.entries,
+            bytes: bytes.len(),
+        }
+    }
+
+    pub fn game(&self) -> Game {
+        self.game
+    }
+
+    /// The entry byte of a canonical rank, if that rank is stored.
+    fn entry_at(&self, rank: u32) -> Option<u8> {
+        let (w, b) = ((rank / 64) as usize, rank % 64);
+        let word = *self.words.get(w)?;
+        if word & (1 << b) == 0 {
+            return None;
+        }
+        let i = self.before[w] + (word & ((1u64 << b) - 1)).count_ones();
+        Some(self.entries[i as usize])
+    }
+
+    /// The value and distance of `p` for the side to move.
+    pub fn probe(&self, p: &Position) -> Result<Verdict, Unreachable> {
+        if p.game() != self.game {
+            return Err(Unreachable);
+        }
+        #[cfg(test)]
+        tests::count_probe();
+        let byte = self.entry_at(index::canonical_rank(p)).ok_or(Unreachable)?;
+        let d = byte & DISTANCE_MASK;
+        Ok(match byte & KIND_MASK {
+            OVER => Verdict::Over,
+            WIN => Verdict::Win(d),
+            DRAW => Verdict::Draw,
+            LOSS => Verdict::Loss(d),
+            _ => unreachable!("two bits have four values"),
+        })
+    }
+
+    /// What a move to `child` means for the player who made it: the child's verdict seen from
+    /// the other side, with decided children resolved by the position itself.
+    fn child_for_mover(&self, child: &Position) -> Result<Verdict, Unreachable> {
+        Ok(match self.probe(child)? {
+            Verdict::Over => match child.status() {
+                Status::Won { .. } => Verdict::Win(1),
+                _ => Verdict::Draw,
+            },
+            Verdict::Win(d) => Verdict::Loss(d + 1),
+            Verdict::Loss(d) => Verdict::Win(d + 1),
+            Verdict::Draw => Verdict::Draw,
+        })
+    }
+
+    /// The optimal moves (T2), in cell order: every fastest win; else every move that keeps
+    /// the draw; else every slowest loss. Empty for a decided position.
+    pub fn best_moves(&self, p: &Position) -> Result<Vec<Cell>, Unreachable> {
+        let verdict = self.probe(p)?;
+        if verdict == Verdict::Over {
+            return Ok(Vec::new());
+        }
+        let mut best = Vec::new();
+        for cell in p.legal_moves() {
+            let child = p.play(cell).expect("legal move");
+            if self.child_for_mover(&child)? == verdict {
+                best.push(cell);
+            }
+        }
+        Ok(best)
+    }
+
+    /// Every stored (canonical) position with its verdict, in rank order.
+    pub fn entries(&self) -> impl Iterator<Item = (Position, Verdict)> + '_ {
+        self.words.iter().enumerate().flat_map(move |(w, &word)| {
+            (0..64u32)
+                .filter(move |b| word & (1 << b) != 0)
+                .map(move |b| {
+                    let rank = w as u32 * 64 + b;
+                    let p =
+                        index::unrank(self.game, rank).expect("stored ranks are legal positions");
+                    let v = self.probe(&p).expect("stored position");
+                    (p, v)
+                })
+        })
+    }
+
+    /// Counts over every reachable position, each canonical entry standing for its symmetric
+    /// images.
+    pub fn stats(&self) -> Stats {
+        let mut s = Stats {
+            table_bytes: self.bytes,
+            ..Stats::default()
+        };
+        for (p, v) in self.entries() {
+            let n = index::orbit_size(&p);
+            s.stored += 1;
+            s.reachable += n;
+            match v {
+                Verdict::Over => s.terminal += n,
+                Verdict::Win(_) => s.win += n,
+                Verdict::Draw => s.draw += n,
+                Verdict::Loss(_) => s.loss += n,
+            }
+            s.max_distance = s.max_distance.max(v.distance().unwrap_or(0));
+        }
+        s.non_terminal = s.reachable - s.terminal;
+        s
+    }
+
+    /// The embedded table's size in bytes.
+    pub fn size_bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+/// The solved table of `game`, decoded from the binary on first use.
+pub fn table(game: Game) -> &'static Table {
+    static XO: OnceLock<Table> = OnceLock::new();
+    static INFINITE: OnceLock<Table> = OnceLock::new();
+    match game {
+        Game::Xo => XO.get_or_init(|| Table::decode(XO_BYTES)),
+        Game::Infinite => INFINITE.get_or_init(|| Table::decode(INFINITE_BYTES)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell as StdCell;
+
+    thread_local! {
+        static PROBES: StdCell<u64> = const { StdCell::new(0) };
+    }
+
+    /// Counts table look-ups on this thread, so tests can prove a strategy never uses the table.
+    pub(crate) fn count_probe() {
+        PROBES.with(|p| p.set(p.get() + 1));
+    }
+
+    pub(crate) fn probes() -> u64 {
+        PROBES.with(|p| p.get())
+    }
+}
+
+#[cfg(test)]
+pub(crate) use tests::probes;
