@@ -1,12 +1,54 @@
 //! The wire types of XO Kiosk, shared by `firmware-host`, `kiosk-ui` and test clients.
 //!
-//! Binary WebSocket frames carry postcard, text frames carry JSON; see `docs/PROTOCOL.md`.
+//! Binary WebSocket frames carry postcard, text frames carry JSON; the server answers each
+//! client in the framing of the client's last frame. See `docs/PROTOCOL.md`.
+//!
+//! Every enum is *externally tagged* (`{"move":{"id":1,"cell":4}}`) because postcard, which is
+//! not self-describing, cannot decode internally tagged enums; one shape serves both encodings.
 //!
 //! # Layout
 //!
+//! - [`client`]: [`ClientMsg`], the intents a client sends, and the room settings it asks for.
+//! - [`server`]: [`ServerMsg`], what the server sends: hello, snapshots, lobby, events, errors.
+//! - [`view`]: [`RoomView`] (a room as one reader may see it) and [`RoomSummary`] (a lobby row).
+//! - [`error`]: [`ErrorCode`], the stable machine-readable error codes.
+//! - [`frame`]: [`Frame`], decoding and encoding of both framings in one place.
 //! - [`records`]: finished games and rating updates, as stored and as served over HTTP.
+//!
+//! ```
+//! use protocol::{ClientMsg, Frame, Framing, decode_client};
+//!
+//! let frame = Frame::Text(r#"{"move":{"id":7,"cell":4}}"#.into());
+//! let msg = decode_client(&frame, 4096)?;
+//! assert_eq!(msg, ClientMsg::Move { id: Some(7), cell: 4 });
+//! assert_eq!(decode_client(&msg.encode(Framing::Binary), 4096)?, msg);
+//! # Ok::<(), protocol::FrameError>(())
+//! ```
 
+pub mod client;
+pub mod error;
+pub mod frame;
 pub mod records;
+pub mod server;
+pub mod view;
+
+pub use client::{ClientMsg, CreateRoom, JoiningRequest, OpponentRequest};
+pub use error::ErrorCode;
+pub use frame::{Frame, FrameError, Framing, decode_client, decode_server};
+pub use server::{CloseReason, Event, ServerMsg};
+pub use view::{
+    ClockView, EloPreview, JoinRequestView, Joining, Phase, PlayerView, RoomKind, RoomSummary,
+    RoomView, SeatView, YouView,
+};
 
 /// The protocol version carried by both hellos.
 pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The largest frame the server accepts, in bytes; larger frames get `frame_too_large`.
+pub const MAX_FRAME_BYTES: usize = 4096;
+
+/// A room's id: short, URL-safe, chosen by the server.
+pub type RoomId = String;
+
+/// The client-chosen id of an intent, echoed by the reply or error that answers it.
+pub type RequestId = u32;

@@ -8,7 +8,7 @@ pub type UserId = u64;
 
 /// Who sat in a seat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[serde(rename_all = "snake_case")]
 pub enum PlayerRef {
     /// A registered player.
     User { id: UserId, name: String },
@@ -22,7 +22,7 @@ pub enum PlayerRef {
 
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
+#[serde(rename_all = "snake_case")]
 pub enum GameEnd {
     /// A line was completed (R-XO-2, R-INF-3).
     Line { winner: Mark, line: [Cell; 3] },

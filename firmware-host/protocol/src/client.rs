@@ -1,0 +1,203 @@
+//! What a client sends: a hello, then intents. Each intent may carry a client-chosen `id` that
+//! the reply or error answering it echoes. The server decides everything (P2): intents only ask.
+//!
+//! Room intents act on the connection's *current room*: the one it last created, opened or
+//! joined.
+
+use engine::{Cell, Game, Mark};
+use serde::{Deserialize, Serialize};
+
+use crate::{RequestId, RoomId};
+
+/// A message from a client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// The first message of every connection.
+    Hello { version: u32 },
+    /// Keep-alive; answered by `pong`.
+    Ping {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Receive the lobby list now and again whenever it changes.
+    WatchLobby {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Stop receiving lobby updates.
+    UnwatchLobby {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Create a room (M1, M2, M3.1) and make it the current room.
+    CreateRoom {
+        #[serde(default)]
+        id: Option<RequestId>,
+        room: CreateRoom,
+    },
+    /// Open a room to view it (M4); a seated player opening their room is back (M3.10).
+    Open {
+        #[serde(default)]
+        id: Option<RequestId>,
+        room: RoomId,
+    },
+    /// Stop viewing the current room: presence only (M3.10), no effect on the game.
+    Close {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Ask for seat 2 of a room (M3.3), which becomes the current room. `passcode` is needed
+    /// when the room asks for one.
+    Join {
+        #[serde(default)]
+        id: Option<RequestId>,
+        room: RoomId,
+        #[serde(default)]
+        passcode: Option<String>,
+    },
+    /// Withdraw one's pending join request in the current room (M3.3).
+    CancelRequest {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Host: seat the player whose request is pending (M3.3).
+    Accept {
+        #[serde(default)]
+        id: Option<RequestId>,
+        user: u64,
+    },
+    /// Host: refuse a pending request (M3.3).
+    Decline {
+        #[serde(default)]
+        id: Option<RequestId>,
+        user: u64,
+    },
+    /// Host, before play: remove the seated player and ban them from the room (M3.5).
+    Kick {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Seated player, before play: set one's ready flag (M3.6).
+    Ready {
+        #[serde(default)]
+        id: Option<RequestId>,
+        ready: bool,
+    },
+    /// Host: start once both players are ready (M3.6).
+    Start {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Place a mark on `cell` (0–8, row-major from the top left).
+    Move {
+        #[serde(default)]
+        id: Option<RequestId>,
+        cell: Cell,
+    },
+    /// Offer a draw (M3.8).
+    OfferDraw {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Answer the opponent's draw offer (M3.8).
+    AnswerDraw {
+        #[serde(default)]
+        id: Option<RequestId>,
+        accept: bool,
+    },
+    /// Resign and stay in the completed room (M3.9).
+    Resign {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Leave the room: resigns an active game first (M3.9), leaves a waiting seat (the host's
+    /// leaving closes the room), ends a bot or local game (M2.3). Answered by `left`.
+    Exit {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Bot games: ask for one Perfect move (T5). Answered by `hint`.
+    Hint {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Bot games: take back the human's last move and the bot's reply; local games: the last
+    /// move (M1.3, M2.2).
+    Undo {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+}
+
+impl ClientMsg {
+    /// The client-chosen id, if the message carries one.
+    pub fn id(&self) -> Option<RequestId> {
+        match self {
+            ClientMsg::Hello { .. } => None,
+            ClientMsg::Ping { id }
+            | ClientMsg::WatchLobby { id }
+            | ClientMsg::UnwatchLobby { id }
+            | ClientMsg::CreateRoom { id, .. }
+            | ClientMsg::Open { id, .. }
+            | ClientMsg::Close { id }
+            | ClientMsg::Join { id, .. }
+            | ClientMsg::CancelRequest { id }
+            | ClientMsg::Accept { id, .. }
+            | ClientMsg::Decline { id, .. }
+            | ClientMsg::Kick { id }
+            | ClientMsg::Ready { id, .. }
+            | ClientMsg::Start { id }
+            | ClientMsg::Move { id, .. }
+            | ClientMsg::OfferDraw { id }
+            | ClientMsg::AnswerDraw { id, .. }
+            | ClientMsg::Resign { id }
+            | ClientMsg::Exit { id }
+            | ClientMsg::Hint { id }
+            | ClientMsg::Undo { id } => *id,
+        }
+    }
+}
+
+/// The creation box (M1.1, M1.2, M2.1, M3.1). Missing options take SPEC's defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateRoom {
+    pub game: Game,
+    pub opponent: OpponentRequest,
+    /// Infinite XO only: 5, 10 or 30 seconds per move; default 10 (M3.1, M3.7).
+    #[serde(default)]
+    pub time_per_move_s: Option<u8>,
+}
+
+/// Who the creator plays against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpponentRequest {
+    /// M3: another signed-in player, rated.
+    Player {
+        #[serde(default)]
+        joining: JoiningRequest,
+    },
+    /// M1: the bot. `difficulty` 0–100, default 50; `side` is the human's mark, default X.
+    Bot {
+        #[serde(default)]
+        difficulty: Option<u8>,
+        #[serde(default)]
+        side: Option<Mark>,
+    },
+    /// M2: two names on one device; X and O are assigned at random.
+    Local { names: [String; 2] },
+}
+
+/// How seat 2 of an online room is taken (M3.1, M3.3).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JoiningRequest {
+    /// Seated at once.
+    #[default]
+    Open,
+    /// The host accepts or declines each request.
+    Approval,
+    /// The exact four digits seat the player.
+    Passcode { code: String },
+}

@@ -1,0 +1,139 @@
+//! Frames: text frames carry JSON, binary frames carry postcard. Decoding happens here and
+//! nowhere else, one function per direction.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::client::ClientMsg;
+use crate::error::ErrorCode;
+use crate::server::ServerMsg;
+
+/// One WebSocket data frame, independent of the WebSocket library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// JSON.
+    Text(String),
+    /// postcard.
+    Binary(Vec<u8>),
+}
+
+/// Which encoding a peer speaks; replies use the client's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Framing {
+    #[default]
+    Text,
+    Binary,
+}
+
+impl Frame {
+    pub fn framing(&self) -> Framing {
+        match self {
+            Frame::Text(_) => Framing::Text,
+            Frame::Binary(_) => Framing::Binary,
+        }
+    }
+
+    /// The payload size in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Frame::Text(s) => s.len(),
+            Frame::Binary(b) => b.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Why a frame could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrameError {
+    /// The frame is larger than `max` bytes; it was not parsed.
+    TooLarge { len: usize, max: usize },
+    /// Not a valid message in the frame's encoding.
+    Malformed(String),
+}
+
+impl FrameError {
+    /// The wire error code for this failure.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            FrameError::TooLarge { .. } => ErrorCode::FrameTooLarge,
+            FrameError::Malformed(_) => ErrorCode::BadFrame,
+        }
+    }
+}
+
+impl core::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            FrameError::TooLarge { len, max } => {
+                write!(f, "frame of {len} bytes is over the limit of {max} bytes")
+            }
+            FrameError::Malformed(why) => write!(f, "malformed message: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for FrameError {}
+
+fn decode<T: DeserializeOwned>(frame: &Frame, max: usize) -> Result<T, FrameError> {
+    if frame.len() > max {
+        return Err(FrameError::TooLarge {
+            len: frame.len(),
+            max,
+        });
+    }
+    match frame {
+        Frame::Text(text) => {
+            serde_json::from_str(text).map_err(|e| FrameError::Malformed(e.to_string()))
+        }
+        Frame::Binary(bytes) => {
+            // Trailing bytes are refused: one frame holds exactly one message.
+            let (msg, rest) = postcard::take_from_bytes(bytes)
+                .map_err(|e| FrameError::Malformed(e.to_string()))?;
+            if rest.is_empty() {
+                Ok(msg)
+            } else {
+                Err(FrameError::Malformed(format!(
+                    "{} trailing bytes after the message",
+                    rest.len()
+                )))
+            }
+        }
+    }
+}
+
+fn encode<T: Serialize>(msg: &T, framing: Framing) -> Frame {
+    match framing {
+        Framing::Text => Frame::Text(
+            serde_json::to_string(msg).expect("wire types always serialise to JSON"),
+        ),
+        Framing::Binary => Frame::Binary(
+            postcard::to_allocvec(msg).expect("wire types always serialise to postcard"),
+        ),
+    }
+}
+
+/// Decodes a frame from a client (the server's side), refusing frames over `max` bytes.
+pub fn decode_client(frame: &Frame, max: usize) -> Result<ClientMsg, FrameError> {
+    decode(frame, max)
+}
+
+/// Decodes a frame from the server (a client's side). Server frames have no size limit here.
+pub fn decode_server(frame: &Frame) -> Result<ServerMsg, FrameError> {
+    decode(frame, usize::MAX)
+}
+
+impl ClientMsg {
+    pub fn encode(&self, framing: Framing) -> Frame {
+        encode(self, framing)
+    }
+}
+
+impl ServerMsg {
+    pub fn encode(&self, framing: Framing) -> Frame {
+        encode(self, framing)
+    }
+}

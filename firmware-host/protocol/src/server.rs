@@ -1,0 +1,128 @@
+//! What the server sends. The first message on every connection is [`ServerMsg::Hello`].
+
+use engine::{Cell, Mark};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ErrorCode;
+use crate::records::{GameEnd, RatingUpdate, UserId};
+use crate::view::{RoomSummary, RoomView};
+use crate::{RequestId, RoomId};
+
+/// A message from the server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// The first message of every connection: the protocol version and who the server
+    /// thinks the client is.
+    Hello {
+        version: u32,
+        /// The signed-in player's id, if any.
+        user: Option<UserId>,
+        /// The name the server shows for this client.
+        name: String,
+        /// Limits the client must respect.
+        max_frame_bytes: u32,
+        max_messages_per_s: u32,
+    },
+    /// Answers `ping`.
+    Pong { id: Option<RequestId> },
+    /// The whole lobby: after `watch_lobby` (with its id) and after every change (without).
+    Lobby {
+        id: Option<RequestId>,
+        rooms: Vec<RoomSummary>,
+    },
+    /// A full snapshot of the current room for this reader. `id` echoes the intent whose
+    /// success caused it, in the snapshot sent to that intent's sender.
+    Room {
+        id: Option<RequestId>,
+        room: RoomView,
+    },
+    /// Something happened, for animation and announcements (U5). The snapshot that follows or
+    /// precedes it is the truth.
+    Event { event: Event },
+    /// Answers `hint`: one Perfect move for the human (T5).
+    Hint { id: Option<RequestId>, cell: Cell },
+    /// The connection no longer views `room` (answers `exit` and `close`, or follows a kick or
+    /// a closing room).
+    Left {
+        id: Option<RequestId>,
+        room: RoomId,
+    },
+    /// An intent or frame was refused. Nothing changed and nobody else was told.
+    Error {
+        id: Option<RequestId>,
+        code: ErrorCode,
+        message: String,
+    },
+}
+
+/// Something that happened in a room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// A mark was placed; in Infinite XO `removed` is the mark that vanished (R-INF-2).
+    Moved {
+        room: RoomId,
+        mark: Mark,
+        cell: Cell,
+        removed: Option<Cell>,
+        /// The clock ran out and the server played for the player (M3.7).
+        automatic: bool,
+        /// The bot played it (M1).
+        bot: bool,
+    },
+    /// R-INF-4: the position occurred a second time; once more draws.
+    RepetitionWarning { room: RoomId },
+    /// The game ended. Rated results are sent only after they are stored (P3), with each
+    /// player's change in X, O order (E3).
+    Result {
+        room: RoomId,
+        end: GameEnd,
+        ratings: Vec<RatingUpdate>,
+    },
+    /// `by` offered a draw (M3.8).
+    DrawOffered { room: RoomId, by: Mark },
+    /// `by` declined the pending offer, or it was withdrawn by a move of its maker.
+    DrawDeclined { room: RoomId, by: Mark },
+    /// Moves were taken back (M1.3, M2.2).
+    Undone { room: RoomId, plies: u8 },
+    /// To the host: someone asks for seat 2 (M3.3).
+    JoinRequested {
+        room: RoomId,
+        user: UserId,
+        name: String,
+    },
+    /// To a requester: the host declined.
+    RequestDeclined { room: RoomId },
+    /// To a player moved out of their waiting seat because another room accepted them (M3.4).
+    SeatMoved { from: RoomId, to: RoomId },
+    /// To the kicked player (M3.5).
+    Kicked { room: RoomId },
+    /// The room closed.
+    RoomClosed { room: RoomId, reason: CloseReason },
+}
+
+/// Why a room closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseReason {
+    /// The host left the waiting room (M3.9).
+    HostLeft,
+    /// The player ended a bot or local game (M2.3).
+    Ended,
+    /// Nobody came back for a long time.
+    Idle,
+    /// The server is shutting down; the room will be restored.
+    Shutdown,
+}
+
+impl ServerMsg {
+    /// An error answering intent `id`.
+    pub fn error(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> ServerMsg {
+        ServerMsg::Error {
+            id,
+            code,
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! A room as one reader may see it ([`RoomView`], sent whole after every change) and a row of
+//! the lobby ([`RoomSummary`]). Views are filtered per reader: only the host sees the passcode
+//! and the pending requests; a requester sees only their own request.
+
+use engine::{Cell, Game, Mark};
+use serde::{Deserialize, Serialize};
+
+use crate::RoomId;
+use crate::records::{GameEnd, PlayerRef, RatingUpdate, UserId};
+
+/// What kind of room, with the settings its members may see.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomKind {
+    /// M3: two signed-in players, rated.
+    Online { joining: Joining },
+    /// M1: a human against the bot at `difficulty` 0–100.
+    Bot { difficulty: u8 },
+    /// M2: two names on one device.
+    Local,
+}
+
+/// How seat 2 is taken (M3.3), as a reader sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Joining {
+    Open,
+    Approval,
+    /// `code` is `Some` only in the host's own view.
+    Passcode { code: Option<String> },
+}
+
+/// Where a room is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Seats filling, ready flags (M3.2–M3.6). Bot and local games never wait.
+    Waiting,
+    /// A game in progress.
+    Playing,
+    /// The game is over; the room stays for its members until they leave.
+    Finished,
+}
+
+/// One seat. Seat 0 is the host's (the human's in a bot game).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatView {
+    pub player: Option<PlayerView>,
+    /// Assigned at the start of an online game (M3.6), at creation otherwise.
+    pub mark: Option<Mark>,
+    pub ready: bool,
+    /// Some connection of this player has the room open (M3.10). The bot is always present.
+    pub present: bool,
+}
+
+/// Who sits in a seat, with their rating on this game's ladder when it is known.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerView {
+    pub player: PlayerRef,
+    pub rating: Option<i32>,
+}
+
+/// The running move clock (M3.7). Time is a duration from the moment the server sent the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    /// Whose clock is running.
+    pub mark: Mark,
+    pub remaining_ms: u32,
+    /// The full time per move.
+    pub per_move_ms: u32,
+    /// What happens at zero: a random move (Infinite XO) or a forfeit (XO).
+    pub forfeit: bool,
+}
+
+/// The ELO preview panel (E4): both players' projected ratings for each scenario. It changes
+/// nothing; each pair is `[x_after, o_after]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EloPreview {
+    pub x_rating: i32,
+    pub o_rating: i32,
+    pub x_wins: [i32; 2],
+    pub draw: [i32; 2],
+    pub o_wins: [i32; 2],
+}
+
+/// A pending join request (M3.3), shown to the host and, for their own, to the requester.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JoinRequestView {
+    pub user: UserId,
+    pub name: String,
+}
+
+/// How the game ended, with each player's rating change when it was rated (E3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultView {
+    pub end: GameEnd,
+    pub rated: bool,
+    /// In X, O order; empty for unrated games.
+    pub ratings: Vec<RatingUpdate>,
+}
+
+/// The reader's own place in the room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct YouView {
+    /// 0 or 1 when the reader holds a seat.
+    pub seat: Option<u8>,
+    pub host: bool,
+    /// The reader may move for the side to move now (their turn, or a local game's device).
+    pub to_move: bool,
+    /// The reader has a pending join request here.
+    pub requested: bool,
+}
+
+/// A room, as one reader may see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomView {
+    pub id: RoomId,
+    pub game: Game,
+    pub kind: RoomKind,
+    pub phase: Phase,
+    /// The time per move when the room has a clock: Infinite XO's chosen time, XO online 120 s.
+    pub per_move_ms: Option<u32>,
+    pub seats: [SeatView; 2],
+    /// X's marks on the board, oldest first.
+    pub x: Vec<Cell>,
+    /// O's marks on the board, oldest first.
+    pub o: Vec<Cell>,
+    pub turn: Mark,
+    /// R-INF-5: the mark that vanishes when the side to move plays.
+    pub glowing: Option<Cell>,
+    /// Every move so far, for replay (U10).
+    pub moves: Vec<Cell>,
+    pub clock: Option<ClockView>,
+    /// R-INF-4: the position has occurred twice; once more draws.
+    pub repetition_warning: bool,
+    /// The mark whose draw offer is pending (M3.8).
+    pub draw_offer: Option<Mark>,
+    pub requests: Vec<JoinRequestView>,
+    pub result: Option<ResultView>,
+    /// Present during an active rated game once both ratings are known (E4).
+    pub elo: Option<EloPreview>,
+    /// Connections watching that hold no seat (M4).
+    pub spectators: u32,
+    /// Undo is possible now for this reader (M1.3, M2.2).
+    pub can_undo: bool,
+    pub you: YouView,
+}
+
+/// One row of the lobby.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomSummary {
+    pub id: RoomId,
+    pub game: Game,
+    /// The passcode is never in a summary.
+    pub kind: RoomKind,
+    pub phase: Phase,
+    /// Display names of the seated players, host first.
+    pub players: Vec<String>,
+    /// Seat 2 is free to ask for.
+    pub open_seat: bool,
+    pub per_move_ms: Option<u32>,
+    pub spectators: u32,
+}
