@@ -127,7 +127,7 @@ mod tests {
     #[test]
     fn t4_at_0_never_uses_the_table() {
         let mut rng = StdRng::seed_from_u64(0);
-        let before = crate::probes();
+        let before = crate::probe_counter::probes();
         for game in Game::ALL {
             for _ in 0..200 {
                 let mut record = GameRecord::new(game);
@@ -139,7 +139,7 @@ mod tests {
             }
         }
         assert_eq!(
-            crate::probes(),
+            crate::probe_counter::probes(),
             before,
             "Win-Block-Random looked at the table"
         );

@@ -61,39 +61,72 @@ pub const fn space(game: Game) -> u32 {
 
 const POW3: [u32; 9] = [1, 3, 9, 27, 81, 243, 729, 2187, 6561];
 
-/// The rank of `p` after applying symmetry `sym`, without building the transformed position.
-pub fn rank_under(p: &Position, sym: usize) -> u32 {
-    let map = &SYMMETRIES[sym];
-    let x = p.marks(Mark::X).as_slice();
-    let o = p.marks(Mark::O).as_slice();
-    match p.game() {
-        Game::Xo => {
-            let x: u32 = x
-                .iter()
-                .map(|&c| POW3[usize::from(map[usize::from(c)])])
-                .sum();
-            let o: u32 = o
-                .iter()
-                .map(|&c| POW3[usize::from(map[usize::from(c)])])
-                .sum();
-            x + 2 * o
-        }
-        Game::Infinite => {
-            let class = INFINITE_CLASSES
-                .iter()
-                .position(|&(nx, no, t)| nx == x.len() && no == o.len() && t == p.turn())
-                .expect("a legal Infinite XO position falls in one class");
-            let mut used = 0u16;
-            let mut rank = 0u32;
-            for (i, &c) in x.iter().chain(o).enumerate() {
-                let c = map[usize::from(c)];
-                let below = (used & ((1 << c) - 1)).count_ones();
-                rank = rank * (9 - i as u32) + (u32::from(c) - below);
-                used |= 1 << c;
+/// A position reduced to what ranking needs: its cells in rank order and the rank offset.
+struct Key {
+    game: Game,
+    /// XO: X's cells then O's cells; Infinite XO: X's cells then O's cells, oldest first.
+    cells: [Cell; 9],
+    nx: usize,
+    n: usize,
+    /// Infinite XO: the offset of the position's class.
+    offset: u32,
+}
+
+impl Key {
+    fn of(p: &Position) -> Key {
+        let x = p.marks(Mark::X).as_slice();
+        let o = p.marks(Mark::O).as_slice();
+        let mut cells = [0; 9];
+        cells[..x.len()].copy_from_slice(x);
+        cells[x.len()..x.len() + o.len()].copy_from_slice(o);
+        let offset = match p.game() {
+            Game::Xo => 0,
+            Game::Infinite => {
+                let class = INFINITE_CLASSES
+                    .iter()
+                    .position(|&(nx, no, t)| nx == x.len() && no == o.len() && t == p.turn())
+                    .expect("a legal Infinite XO position falls in one class");
+                INFINITE_OFFSETS[class]
             }
-            INFINITE_OFFSETS[class] + rank
+        };
+        Key {
+            game: p.game(),
+            cells,
+            nx: x.len(),
+            n: x.len() + o.len(),
+            offset,
         }
     }
+
+    fn rank_under(&self, sym: usize) -> u32 {
+        let map = &SYMMETRIES[sym];
+        let cells = &self.cells[..self.n];
+        match self.game {
+            Game::Xo => cells
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    POW3[usize::from(map[usize::from(c)])] * if i < self.nx { 1 } else { 2 }
+                })
+                .sum(),
+            Game::Infinite => {
+                let mut used = 0u16;
+                let mut rank = 0u32;
+                for (i, &c) in cells.iter().enumerate() {
+                    let c = map[usize::from(c)];
+                    let below = (used & ((1 << c) - 1)).count_ones();
+                    rank = rank * (9 - i as u32) + (u32::from(c) - below);
+                    used |= 1 << c;
+                }
+                self.offset + rank
+            }
+        }
+    }
+}
+
+/// The rank of `p` after applying symmetry `sym`, without building the transformed position.
+pub fn rank_under(p: &Position, sym: usize) -> u32 {
+    Key::of(p).rank_under(sym)
 }
 
 /// The rank of `p` itself.
@@ -103,10 +136,33 @@ pub fn rank(p: &Position) -> u32 {
 
 /// The smallest rank among the eight images of `p`: the rank of its canonical position.
 pub fn canonical_rank(p: &Position) -> u32 {
-    (0..8)
-        .map(|s| rank_under(p, s))
-        .min()
-        .expect("eight symmetries")
+    let key = Key::of(p);
+    match key.game {
+        Game::Xo => (0..8)
+            .map(|s| key.rank_under(s))
+            .min()
+            .expect("eight symmetries"),
+        Game::Infinite => {
+            // Within a class, rank order is the lexicographic order of the cell sequence (equal
+            // prefixes leave equal sets of used cells), so the smallest mapped sequence names
+            // the canonical symmetry and only that one needs ranking.
+            let mapped = |s: usize| -> [Cell; 6] {
+                let map = &SYMMETRIES[s];
+                core::array::from_fn(|i| {
+                    if i < key.n {
+                        map[usize::from(key.cells[i])]
+                    } else {
+                        0
+                    }
+                })
+            };
+            let best = (1..8).fold((0, mapped(0)), |best, s| {
+                let m = mapped(s);
+                if m < best.1 { (s, m) } else { best }
+            });
+            key.rank_under(best.0)
+        }
+    }
 }
 
 /// The position with rank `r`, or `None` when `r` numbers no legal position (overlapping or
@@ -167,7 +223,8 @@ pub fn unrank(game: Game, r: u32) -> Option<Position> {
 
 /// How many distinct positions the eight symmetries make of `p`.
 pub fn orbit_size(p: &Position) -> usize {
-    let mut ranks: [u32; 8] = core::array::from_fn(|s| rank_under(p, s));
+    let key = Key::of(p);
+    let mut ranks: [u32; 8] = core::array::from_fn(|s| key.rank_under(s));
     ranks.sort_unstable();
     1 + ranks.windows(2).filter(|w| w[0] != w[1]).count()
 }
@@ -199,6 +256,18 @@ mod tests {
         let q = Position::parse(Game::Xo, "X:0,5,7|O:1,2|T:O").unwrap();
         for s in 0..8 {
             assert_eq!(rank_under(&q, s), rank(&q.transformed(s)));
+        }
+    }
+
+    #[test]
+    fn canonical_rank_is_the_smallest_rank_of_the_eight_images() {
+        for game in Game::ALL {
+            for r in (0..space(game)).step_by(7) {
+                if let Some(p) = unrank(game, r) {
+                    let min = (0..8).map(|s| rank_under(&p, s)).min().unwrap();
+                    assert_eq!(canonical_rank(&p), min, "{p:?}");
+                }
+            }
         }
     }
 

@@ -24,6 +24,24 @@ pub mod bot;
 pub mod index;
 pub mod solve;
 
+/// Counts table look-ups on this thread, so tests can prove a strategy never uses the table.
+#[cfg(test)]
+pub(crate) mod probe_counter {
+    use std::cell::Cell;
+
+    thread_local! {
+        static PROBES: Cell<u64> = const { Cell::new(0) };
+    }
+
+    pub(crate) fn count() {
+        PROBES.with(|p| p.set(p.get() + 1));
+    }
+
+    pub(crate) fn probes() -> u64 {
+        PROBES.with(|p| p.get())
+    }
+}
+
 use std::sync::OnceLock;
 
 use engine::{Cell, Game, Position, Status};
@@ -161,7 +179,7 @@ impl Table {
             return Err(Unreachable);
         }
         #[cfg(test)]
-        tests::count_probe();
+        probe_counter::count();
         let byte = self.entry_at(index::canonical_rank(p)).ok_or(Unreachable)?;
         let d = byte & DISTANCE_MASK;
         Ok(match byte & KIND_MASK {
@@ -257,24 +275,3 @@ pub fn table(game: Game) -> &'static Table {
         Game::Infinite => INFINITE.get_or_init(|| Table::decode(INFINITE_BYTES)),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use std::cell::Cell as StdCell;
-
-    thread_local! {
-        static PROBES: StdCell<u64> = const { StdCell::new(0) };
-    }
-
-    /// Counts table look-ups on this thread, so tests can prove a strategy never uses the table.
-    pub(crate) fn count_probe() {
-        PROBES.with(|p| p.set(p.get() + 1));
-    }
-
-    pub(crate) fn probes() -> u64 {
-        PROBES.with(|p| p.get())
-    }
-}
-
-#[cfg(test)]
-pub(crate) use tests::probes;
