@@ -1,0 +1,30 @@
+//! Renders the status screen to PNG files without hardware:
+//! `cargo run -p status-display --example simulate -- [BACKEND] [ADDRESS]`
+//! (default backend `png:target/status-display`, default address `http://xo.local:8080`).
+
+use status_display::{Backend, Display, Status};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let backend: Backend = args
+        .next()
+        .unwrap_or_else(|| "png:target/status-display".to_owned())
+        .parse()?;
+    let address = args
+        .next()
+        .unwrap_or_else(|| "http://xo.local:8080".to_owned());
+    let mut display = Display::open(&backend)?;
+    display.show(&Status {
+        address,
+        players_online: 12,
+        rooms_waiting: 3,
+        rooms_playing: 5,
+        uptime_s: 3 * 86_400 + 4 * 3600 + 12 * 60,
+    })?;
+    println!(
+        "{backend}: {}x{}",
+        display.size().width,
+        display.size().height
+    );
+    Ok(())
+}
