@@ -1,0 +1,181 @@
+//! The listener: binds, opens the store, accepts connections and serves them with hyper
+//! (HTTP/1.1 and HTTP/2, upgrades allowed), and shuts everything down in order.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinHandle;
+
+use crate::accounts::Throttle;
+use crate::config::Config;
+use crate::http;
+use crate::store::Store;
+
+/// How long shutdown waits for open HTTP requests to finish.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Password hashes computed at once (each takes [`crate::accounts::ARGON2_M_KIB`] of memory).
+const HASH_PERMITS: usize = 2;
+
+/// What every request handler shares.
+#[derive(Debug)]
+pub struct App {
+    pub store: Store,
+    pub config: Config,
+    pub started: Instant,
+    pub throttle: Throttle,
+    /// Bounds concurrent argon2 computations.
+    pub hash_permits: Semaphore,
+    /// Open TCP connections (HTTP), for `/api/health`.
+    pub connections: AtomicUsize,
+}
+
+/// A running server.
+#[derive(Debug)]
+pub struct Server {
+    addr: SocketAddr,
+    app: Arc<App>,
+    stop: watch::Sender<bool>,
+    accept_task: JoinHandle<()>,
+}
+
+impl Server {
+    /// Opens the store in `config.data_dir`, binds `config.bind`, logs "listening on
+    /// http://ADDR" (and writes the port to `config.port_file` when set), and starts accepting.
+    pub async fn start(config: Config) -> anyhow::Result<Server> {
+        let data_dir = config.data_dir.clone();
+        let store = tokio::task::spawn_blocking(move || Store::open_blocking(&data_dir))
+            .await
+            .context("store opening task")??;
+        tracing::info!(path = %store.path().display(), "store open");
+
+        let listener = TcpListener::bind(config.bind)
+            .await
+            .with_context(|| format!("cannot bind {}", config.bind))?;
+        let addr = listener.local_addr().context("bound address")?;
+        if let Some(port_file) = &config.port_file {
+            std::fs::write(port_file, format!("{}\n", addr.port()))
+                .with_context(|| format!("cannot write {}", port_file.display()))?;
+        }
+        tracing::info!(%addr, ui_built = crate::assets::ui_built(), "listening on http://{addr}");
+
+        let app = Arc::new(App {
+            store,
+            config,
+            started: Instant::now(),
+            throttle: Throttle::default(),
+            hash_permits: Semaphore::new(HASH_PERMITS),
+            connections: AtomicUsize::new(0),
+        });
+        let (stop, stopped) = watch::channel(false);
+        let accept_task = tokio::spawn(accept_loop(listener, Arc::clone(&app), stopped));
+        Ok(Server {
+            addr,
+            app,
+            stop,
+            accept_task,
+        })
+    }
+
+    /// The address actually bound (the real port when started on port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The shared state, for tools and tests.
+    pub fn app(&self) -> &Arc<App> {
+        &self.app
+    }
+
+    /// Stops accepting, lets open requests finish (up to 10 s), then commits every pending
+    /// store write durably and stops the store writer.
+    pub async fn shutdown(self) {
+        // Receivers only see the flag; an error means the accept loop is already gone.
+        let _ignored = self.stop.send(true);
+        if let Err(e) = self.accept_task.await {
+            tracing::error!(error = %e, "accept loop ended abnormally");
+        }
+        let store = self.app.store.clone();
+        if let Err(e) = tokio::task::spawn_blocking(move || store.shutdown_blocking()).await {
+            tracing::error!(error = %e, "store shutdown task failed");
+        }
+        tracing::info!("server stopped");
+    }
+}
+
+/// Decrements the connection count when a connection task ends, however it ends.
+struct ConnectionGuard(Arc<App>);
+
+impl Drop for ConnectionGuard {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::Receiver<bool>) {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(15))
+        .max_buf_size(64 * 1024);
+    let graceful = GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(pair) => pair,
+                    Err(e) => {
+                        // Typically EMFILE: back off instead of spinning.
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                if let Err(e) = stream.set_nodelay(true) {
+                    tracing::debug!(error = %e, "set_nodelay failed");
+                }
+                app.connections.fetch_add(1, Ordering::Relaxed);
+                let guard = ConnectionGuard(Arc::clone(&app));
+                let service_app = Arc::clone(&app);
+                let service = service_fn(move |req| {
+                    let app = Arc::clone(&service_app);
+                    async move { Ok::<_, Infallible>(http::handle(app, peer, req).await) }
+                });
+                let conn = builder
+                    .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                    .into_owned();
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    let _guard = guard;
+                    if let Err(e) = conn.await {
+                        tracing::debug!(%peer, error = %e, "connection ended with an error");
+                    }
+                });
+            }
+            changed = stopped.changed() => {
+                if changed.is_err() || *stopped.borrow() {
+                    break;
+                }
+            }
+        }
+    }
+    drop(listener);
+    tracing::info!("no longer accepting connections; draining open requests");
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(DRAIN_TIMEOUT) => {
+            tracing::warn!("open connections did not finish in time; closing them");
+        }
+    }
+}
