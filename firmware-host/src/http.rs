@@ -398,7 +398,7 @@ async fn register(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> A
     let checked = accounts::validate_username(&creds.username)
         .and_then(|()| accounts::validate_password(&creds.password));
     if let Err(e) = checked {
-        app.throttle.fail(&keys, Instant::now());
+        // Cheap to answer and reveals nothing: not counted as a failure.
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             e.code(),

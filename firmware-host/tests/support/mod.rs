@@ -1,0 +1,220 @@
+//! Shared by the integration tests: an in-process server on 127.0.0.1 port 0 with a temporary
+//! data directory, and a small HTTP/1.1 client over a plain TcpStream.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use firmware_host::{Config, Server};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Every network step of a test is bounded by this.
+pub const STEP: Duration = Duration::from_secs(30);
+
+/// A server started in-process, with the folder holding its data.
+pub struct TestServer {
+    pub server: Server,
+    pub dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let server = Server::start(Config::for_tests(dir.path().join("data")))
+            .await
+            .expect("server starts");
+        TestServer { server, dir }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.server.local_addr()
+    }
+
+    pub async fn get(&self, path: &str, cookie: Option<&str>) -> Reply {
+        let headers: Vec<(&str, &str)> = cookie.map(|c| ("Cookie", c)).into_iter().collect();
+        request(self.addr(), "GET", path, &headers, None).await
+    }
+
+    pub async fn post_json(&self, path: &str, body: &str, cookie: Option<&str>) -> Reply {
+        let mut headers = vec![("Content-Type", "application/json")];
+        if let Some(c) = cookie {
+            headers.push(("Cookie", c));
+        }
+        request(self.addr(), "POST", path, &headers, Some(body.as_bytes())).await
+    }
+
+    /// Registers and returns the `xo_session=...` cookie pair.
+    pub async fn register(&self, name: &str, password: &str) -> String {
+        let reply = self
+            .post_json("/api/register", &credentials(name, password), None)
+            .await;
+        assert_eq!(reply.status, 201, "register {name}: {}", reply.text());
+        reply.cookie_pair("xo_session").expect("session cookie")
+    }
+}
+
+pub fn credentials(name: &str, password: &str) -> String {
+    serde_json::json!({ "username": name, "password": password }).to_string()
+}
+
+/// A parsed response.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    /// Lower-cased names, in order.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn headers_named(&self, name: &str) -> Vec<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .filter(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// The full `Set-Cookie` value for cookie `name`.
+    pub fn set_cookie(&self, name: &str) -> Option<&str> {
+        self.headers_named("set-cookie")
+            .into_iter()
+            .find(|v| v.starts_with(&format!("{name}=")))
+    }
+
+    /// `name=value` from the `Set-Cookie` for `name`, ready for a `Cookie` header.
+    pub fn cookie_pair(&self, name: &str) -> Option<String> {
+        self.set_cookie(name)
+            .and_then(|v| v.split(';').next())
+            .map(str::to_owned)
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+
+    /// Asserts a JSON error with this status and code.
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "{}", self.text());
+        let json = self.json();
+        assert_eq!(json["code"], code, "{json}");
+        assert!(
+            json["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "error without a message: {json}"
+        );
+    }
+}
+
+/// One request on a fresh connection (`Connection: close`), read to the end.
+pub async fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> Reply {
+    let mut raw = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        raw.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if let Some(body) = body {
+        raw.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    raw.push_str("\r\n");
+    let mut bytes = raw.into_bytes();
+    if let Some(body) = body {
+        bytes.extend_from_slice(body);
+    }
+    send_raw(addr, &bytes).await
+}
+
+/// Sends bytes as they are and parses the answer (read until the server closes).
+pub async fn send_raw(addr: SocketAddr, bytes: &[u8]) -> Reply {
+    tokio::time::timeout(STEP, async {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        stream.write_all(bytes).await.expect("send request");
+        let mut answer = Vec::new();
+        // The server may close before reading an oversized body; what it sent is enough.
+        if let Err(e) = stream.read_to_end(&mut answer).await {
+            assert!(!answer.is_empty(), "read failed before any answer: {e}");
+        }
+        parse(&answer)
+    })
+    .await
+    .expect("HTTP exchange within the time limit")
+}
+
+fn parse(answer: &[u8]) -> Reply {
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no header end in {:?}", String::from_utf8_lossy(answer)));
+    let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().expect("status line");
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let mut body = answer[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for _ in 0..100_000 {
+        let Some(line_end) = data.windows(2).position(|w| w == b"\r\n") else {
+            break;
+        };
+        let size_text = String::from_utf8_lossy(&data[..line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+            .expect("chunk size");
+        if size == 0 {
+            break;
+        }
+        let start = line_end + 2;
+        out.extend_from_slice(&data[start..start + size]);
+        data = &data[start + size + 2..];
+    }
+    out
+}
+
+/// Inflates a gzip body.
+pub fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .expect("valid gzip");
+    out
+}
