@@ -783,10 +783,12 @@ fn writer_loop(db: &Database, receiver: &Receiver<Request>) {
     loop {
         let mut batch = Vec::new();
         let mut shutdown = None;
+        // Every sender gone: nothing more can arrive.
+        let mut disconnected = false;
         match receiver.recv() {
             Ok(Request::Write(op, reply)) => batch.push((op, reply)),
             Ok(Request::Shutdown(done)) => shutdown = Some(done),
-            Err(mpsc::RecvError) => {}
+            Err(mpsc::RecvError) => disconnected = true,
         }
         while shutdown.is_none() && !batch.is_empty() && batch.len() < MAX_BATCH {
             match receiver.try_recv() {
@@ -800,8 +802,7 @@ fn writer_loop(db: &Database, receiver: &Receiver<Request>) {
             commit_batch(db, batch, durable);
             pending_nondurable = !durable;
         }
-        let stopping = shutdown.is_some() || receiver_closed(receiver);
-        if stopping {
+        if shutdown.is_some() || disconnected {
             if pending_nondurable {
                 flush_durably(db);
             }
@@ -813,11 +814,6 @@ fn writer_loop(db: &Database, receiver: &Receiver<Request>) {
             return;
         }
     }
-}
-
-/// Whether every sender is gone (then `recv` would fail at once).
-fn receiver_closed(receiver: &Receiver<Request>) -> bool {
-    matches!(receiver.try_recv(), Err(mpsc::TryRecvError::Disconnected))
 }
 
 fn flush_durably(db: &Database) {
