@@ -107,9 +107,9 @@ fn decode<T: DeserializeOwned>(frame: &Frame, max: usize) -> Result<T, FrameErro
 
 fn encode<T: Serialize>(msg: &T, framing: Framing) -> Frame {
     match framing {
-        Framing::Text => Frame::Text(
-            serde_json::to_string(msg).expect("wire types always serialise to JSON"),
-        ),
+        Framing::Text => {
+            Frame::Text(serde_json::to_string(msg).expect("wire types always serialise to JSON"))
+        }
         Framing::Binary => Frame::Binary(
             postcard::to_allocvec(msg).expect("wire types always serialise to postcard"),
         ),

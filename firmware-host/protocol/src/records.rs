@@ -38,6 +38,16 @@ pub enum GameEnd {
     Timeout { loser: Mark },
 }
 
+impl From<engine::RuleEnd> for GameEnd {
+    fn from(end: engine::RuleEnd) -> GameEnd {
+        match end {
+            engine::RuleEnd::Line { winner, line } => GameEnd::Line { winner, line },
+            engine::RuleEnd::FullBoard => GameEnd::FullBoard,
+            engine::RuleEnd::Repetition => GameEnd::Repetition,
+        }
+    }
+}
+
 impl GameEnd {
     /// The winning mark, or `None` for a draw.
     pub fn winner(self) -> Option<Mark> {

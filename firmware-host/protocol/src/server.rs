@@ -35,7 +35,7 @@ pub enum ServerMsg {
     /// success caused it, in the snapshot sent to that intent's sender.
     Room {
         id: Option<RequestId>,
-        room: RoomView,
+        room: Box<RoomView>,
     },
     /// Something happened, for animation and announcements (U5). The snapshot that follows or
     /// precedes it is the truth.
@@ -44,10 +44,7 @@ pub enum ServerMsg {
     Hint { id: Option<RequestId>, cell: Cell },
     /// The connection no longer views `room` (answers `exit` and `close`, or follows a kick or
     /// a closing room).
-    Left {
-        id: Option<RequestId>,
-        room: RoomId,
-    },
+    Left { id: Option<RequestId>, room: RoomId },
     /// An intent or frame was refused. Nothing changed and nobody else was told.
     Error {
         id: Option<RequestId>,

@@ -27,7 +27,9 @@ pub enum Joining {
     Open,
     Approval,
     /// `code` is `Some` only in the host's own view.
-    Passcode { code: Option<String> },
+    Passcode {
+        code: Option<String>,
+    },
 }
 
 /// Where a room is in its life.

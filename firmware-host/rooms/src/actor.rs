@@ -1,0 +1,482 @@
+//! The room actor: one tokio task owns one [`Room`], its clock and its bot (STYLE 6). It
+//! receives [`RoomMsg`]s on a channel, runs them through the pure state machine, and carries
+//! out the resulting effects: snapshots and events to connections, storage on blocking
+//! threads, lobby updates, messages to other rooms.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use protocol::records::{FinishedGame, RatingUpdate, UserId};
+use protocol::{CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, ServerMsg};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, sleep_until};
+
+use crate::hub::Shared;
+use crate::persistence::Persistence;
+use crate::room::{Audience, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
+use crate::seats::SeatBook;
+
+/// Where a connection's outgoing messages go. Bounded: a connection that does not keep up is
+/// dropped from the room rather than slowing it down.
+pub(crate) type Outbox = mpsc::Sender<ServerMsg>;
+
+/// What a room task receives.
+pub(crate) enum RoomMsg {
+    /// An intent from a connection, with that connection's outbox (kept when the intent makes
+    /// it a viewer).
+    Intent {
+        member: Member,
+        intent: Intent,
+        id: Option<RequestId>,
+        outbox: Outbox,
+    },
+    /// A connection closed or switched to another room.
+    Disconnect { conn: ConnId },
+    /// M3.4: the player moved to room `to`; reopen their waiting seat here.
+    Vacate { user: UserId, to: RoomId },
+    /// Save and stop; answer when saved.
+    Shutdown { done: oneshot::Sender<()> },
+}
+
+/// A room task's address.
+#[derive(Clone)]
+pub(crate) struct RoomHandle {
+    pub(crate) id: RoomId,
+    tx: mpsc::Sender<RoomMsg>,
+}
+
+impl RoomHandle {
+    /// Sends a message; `false` when the room has closed.
+    pub(crate) async fn send(&self, msg: RoomMsg) -> bool {
+        self.tx.send(msg).await.is_ok()
+    }
+
+    /// Sends without waiting, for rooms messaging rooms (which must never wait on each
+    /// other); `false` when the room has closed or its queue is full.
+    pub(crate) fn try_send(&self, msg: RoomMsg) -> bool {
+        self.tx.try_send(msg).is_ok()
+    }
+}
+
+/// How many messages a room queues before senders wait.
+const ROOM_QUEUE: usize = 256;
+
+/// Starts the task for `room`, carrying out `initial` effects first (the bot's opening move,
+/// the first clock, loading ratings), and registers it in the lobby.
+pub(crate) fn spawn(room: Room, initial: Vec<Effect>, shared: Arc<Shared>) -> RoomHandle {
+    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+    let handle = RoomHandle {
+        id: room.id().to_owned(),
+        tx,
+    };
+    shared.lobby.insert(handle.clone(), room.summary());
+    let task = tokio::spawn(run(room, initial, rx, shared.clone()));
+    shared.track(task);
+    handle
+}
+
+/// What to store, latest first: the saver writes only the newest state.
+#[derive(Clone)]
+enum SaveOp {
+    Idle,
+    Save(Arc<Vec<u8>>),
+    Delete,
+}
+
+/// A room's writer of its saved state: one at a time, in order, coalescing bursts, on the
+/// blocking pool (redb blocks).
+fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp>, JoinHandle<()>) {
+    let (tx, mut rx) = watch::channel(SaveOp::Idle);
+    let task = tokio::spawn(async move {
+        // `changed` still reports a value sent just before the sender was dropped, so the
+        // last state is written before the loop ends.
+        while rx.changed().await.is_ok() {
+            let op = rx.borrow_and_update().clone();
+            let store = store.clone();
+            let key = id.clone();
+            let result = tokio::task::spawn_blocking(move || match op {
+                SaveOp::Idle => Ok(()),
+                SaveOp::Save(bytes) => store.save_room_blocking(&key, &bytes),
+                SaveOp::Delete => store.delete_room_blocking(&key),
+            })
+            .await;
+            match result {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::error!(room = %id, error = %e, "saving room failed"),
+                Err(e) => tracing::error!(room = %id, error = %e, "saving room panicked"),
+            }
+        }
+    });
+    (tx, task)
+}
+
+struct Actor {
+    room: Room,
+    shared: Arc<Shared>,
+    rng: StdRng,
+    outboxes: HashMap<ConnId, (PlayerKey, Outbox)>,
+    saver: watch::Sender<SaveOp>,
+    closed: bool,
+}
+
+async fn run(
+    room: Room,
+    initial: Vec<Effect>,
+    mut rx: mpsc::Receiver<RoomMsg>,
+    shared: Arc<Shared>,
+) {
+    let (saver, saver_task) = spawn_saver(shared.store.clone(), room.id().to_owned());
+    let mut actor = Actor {
+        room,
+        shared,
+        rng: StdRng::from_rng(&mut rand::rng()),
+        outboxes: HashMap::new(),
+        saver,
+        closed: false,
+    };
+    actor.carry_out(initial, None).await;
+    let mut empty_since = Instant::now();
+    let mut shutdown_done = None;
+    while !actor.closed {
+        let clock = actor
+            .room
+            .deadline_ms()
+            .map(|ms| actor.shared.instant_at(ms));
+        // A room nobody views closes after a while, except an online game in progress, which
+        // its clock finishes (M3.10: clocks keep running while players are away).
+        let idle = (actor.room.is_empty()
+            && !(actor.room.settings().is_online() && actor.room.phase() == Phase::Playing))
+            .then(|| empty_since + actor.shared.config.idle_room_close);
+        tokio::select! {
+            msg = rx.recv() => {
+                let Some(msg) = msg else { break };
+                match msg {
+                    RoomMsg::Intent { member, intent, id, outbox } => {
+                        actor.intent(member, intent, id, outbox).await;
+                    }
+                    RoomMsg::Disconnect { conn } => {
+                        actor.outboxes.remove(&conn);
+                        let fx = actor.room.disconnect(conn);
+                        actor.carry_out(fx, None).await;
+                    }
+                    RoomMsg::Vacate { user, to } => {
+                        let mut seats = actor.shared.seats.clone();
+                        let fx = actor.room.vacate(user, &to, &mut seats);
+                        actor.carry_out(fx, None).await;
+                    }
+                    RoomMsg::Shutdown { done } => {
+                        shutdown_done = Some(done);
+                        break;
+                    }
+                }
+                if !actor.room.is_empty() {
+                    empty_since = Instant::now();
+                }
+            }
+            () = async { sleep_until(clock.expect("guarded by the branch condition")).await }, if clock.is_some() => {
+                let now_ms = actor.shared.now_ms();
+                let mut seats = actor.shared.seats.clone();
+                let fx = actor.room.tick(&mut Ctx {
+                    now_ms,
+                    wall_ms: wall_ms(),
+                    rng: &mut actor.rng,
+                    seats: &mut seats,
+                });
+                actor.carry_out(fx, None).await;
+            }
+            () = async { sleep_until(idle.expect("guarded by the branch condition")).await }, if idle.is_some() => {
+                actor.carry_out(vec![Effect::Close(CloseReason::Idle)], None).await;
+            }
+        }
+    }
+    if shutdown_done.is_some() && !actor.closed {
+        // Shutting down: the room stays saved to be restored; tell its viewers.
+        let id = actor.room.id().to_owned();
+        actor.broadcast(|_| {
+            Some(ServerMsg::Event {
+                event: Event::RoomClosed {
+                    room: id.clone(),
+                    reason: CloseReason::Shutdown,
+                },
+            })
+        });
+    }
+    // Dropping the sender lets the saver write its last state and stop.
+    drop(actor.saver);
+    if let Err(e) = saver_task.await {
+        tracing::error!(error = %e, "room saver failed");
+    }
+    if let Some(done) = shutdown_done {
+        // The hub may have stopped waiting; nothing to do then.
+        done.send(()).ok();
+    }
+}
+
+pub(crate) fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl Actor {
+    async fn intent(
+        &mut self,
+        member: Member,
+        intent: Intent,
+        id: Option<RequestId>,
+        outbox: Outbox,
+    ) {
+        let now_ms = self.shared.now_ms();
+        let mut seats = self.shared.seats.clone();
+        let result = self.room.apply(
+            &member,
+            intent,
+            &mut Ctx {
+                now_ms,
+                wall_ms: wall_ms(),
+                rng: &mut self.rng,
+                seats: &mut seats,
+            },
+        );
+        match result {
+            Ok(fx) => {
+                if self.room.viewers().any(|(c, _)| c == member.conn) {
+                    self.outboxes
+                        .insert(member.conn, (member.key.clone(), outbox.clone()));
+                }
+                let acked = fx.iter().any(|e| {
+                    matches!(e, Effect::Changed | Effect::Hint { .. })
+                        || matches!(e, Effect::Detach { conn } if *conn == member.conn)
+                });
+                self.carry_out(fx, Some((member.conn, id))).await;
+                if !acked {
+                    // Every accepted intent is answered; this one changed nothing visible.
+                    let view = self.room.view_for(&member.key, now_ms);
+                    deliver(
+                        &outbox,
+                        ServerMsg::Room {
+                            id,
+                            room: Box::new(view),
+                        },
+                    );
+                }
+            }
+            Err(refusal) => {
+                // Bad input: the sender alone is told; the room is unchanged.
+                deliver(
+                    &outbox,
+                    ServerMsg::Error {
+                        id,
+                        code: refusal.code,
+                        message: refusal.message,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Carries out effects in order; `sender` is the connection whose intent caused them and
+    /// its request id, echoed in its snapshot.
+    async fn carry_out(
+        &mut self,
+        effects: Vec<Effect>,
+        sender: Option<(ConnId, Option<RequestId>)>,
+    ) {
+        let mut queue: VecDeque<Effect> = effects.into();
+        let mut changed = false;
+        let reply_id = |conn: ConnId| sender.filter(|(c, _)| *c == conn).and_then(|(_, id)| id);
+        while let Some(effect) = queue.pop_front() {
+            match effect {
+                Effect::Changed => changed = true,
+                Effect::Event { to, event } => {
+                    self.broadcast(|key| match &to {
+                        Audience::All => Some(ServerMsg::Event {
+                            event: event.clone(),
+                        }),
+                        Audience::Person(p) if p == key => Some(ServerMsg::Event {
+                            event: event.clone(),
+                        }),
+                        Audience::Person(_) => None,
+                    });
+                }
+                Effect::Hint { conn, cell } => {
+                    if let Some((_, outbox)) = self.outboxes.get(&conn) {
+                        deliver(
+                            outbox,
+                            ServerMsg::Hint {
+                                id: reply_id(conn),
+                                cell,
+                            },
+                        );
+                    } else if let Some((c, id)) = sender.filter(|(c, _)| *c == conn) {
+                        tracing::debug!(conn = c, ?id, "hint for a connection not viewing");
+                    }
+                }
+                Effect::Detach { conn } => {
+                    if let Some((_, outbox)) = self.outboxes.remove(&conn) {
+                        deliver(
+                            &outbox,
+                            ServerMsg::Left {
+                                id: reply_id(conn),
+                                room: self.room.id().to_owned(),
+                            },
+                        );
+                    }
+                }
+                Effect::Commit(game) => {
+                    let fx = match self.commit(game).await {
+                        Some(updates) => self.room.committed(updates),
+                        None => {
+                            self.broadcast(|_| {
+                                Some(ServerMsg::error(
+                                    None,
+                                    ErrorCode::Storage,
+                                    "the result could not be stored; ratings are unchanged",
+                                ))
+                            });
+                            self.room.commit_failed()
+                        }
+                    };
+                    queue.extend(fx);
+                }
+                Effect::LoadRatings(users) => {
+                    let store = self.shared.store.clone();
+                    let game = self.room.settings().game;
+                    let lookup = users.clone();
+                    let result =
+                        tokio::task::spawn_blocking(move || store.ratings_blocking(game, &lookup))
+                            .await;
+                    match result {
+                        Ok(Ok(ratings)) => {
+                            let pairs: Vec<(UserId, i32)> =
+                                users.into_iter().zip(ratings).collect();
+                            queue.extend(self.room.set_ratings(&pairs));
+                        }
+                        Ok(Err(e)) => tracing::warn!(error = %e, "loading ratings failed"),
+                        Err(e) => tracing::warn!(error = %e, "loading ratings panicked"),
+                    }
+                }
+                Effect::Vacate { user, from } => {
+                    let to = self.room.id().to_owned();
+                    match self.shared.lobby.handle(&from) {
+                        Some(room) => {
+                            if !room.try_send(RoomMsg::Vacate { user, to }) {
+                                tracing::warn!(room = %from, user, "could not reopen moved player's seat");
+                            }
+                        }
+                        None => tracing::debug!(room = %from, "moved player's old room is gone"),
+                    }
+                }
+                Effect::Close(reason) => {
+                    let id = self.room.id().to_owned();
+                    for (conn, (_, outbox)) in self.outboxes.drain() {
+                        deliver(
+                            &outbox,
+                            ServerMsg::Event {
+                                event: Event::RoomClosed {
+                                    room: id.clone(),
+                                    reason,
+                                },
+                            },
+                        );
+                        deliver(
+                            &outbox,
+                            ServerMsg::Left {
+                                id: reply_id(conn),
+                                room: id.clone(),
+                            },
+                        );
+                    }
+                    let mut seats = self.shared.seats.clone();
+                    for user in self.room.seated_users() {
+                        seats.release(user, &id);
+                    }
+                    self.saver.send_replace(SaveOp::Delete);
+                    self.shared.lobby.remove(&id);
+                    self.closed = true;
+                    return;
+                }
+            }
+        }
+        if changed {
+            self.publish(sender);
+        }
+    }
+
+    /// Sends every viewer its snapshot, updates the lobby and saves the room.
+    fn publish(&mut self, sender: Option<(ConnId, Option<RequestId>)>) {
+        let now_ms = self.shared.now_ms();
+        let mut dead = Vec::new();
+        for (conn, (key, outbox)) in &self.outboxes {
+            let id = sender.filter(|(c, _)| c == conn).and_then(|(_, id)| id);
+            let msg = ServerMsg::Room {
+                id,
+                room: Box::new(self.room.view_for(key, now_ms)),
+            };
+            if !deliver(outbox, msg) {
+                dead.push(*conn);
+            }
+        }
+        for conn in dead {
+            self.drop_conn(conn);
+        }
+        self.shared.lobby.update(self.room.summary());
+        let op = match self.room.phase() {
+            // A finished game is in the games table; its room is no longer restored.
+            Phase::Finished => SaveOp::Delete,
+            Phase::Waiting | Phase::Playing => SaveOp::Save(Arc::new(self.room.save())),
+        };
+        self.saver.send_replace(op);
+    }
+
+    fn broadcast(&mut self, msg: impl Fn(&PlayerKey) -> Option<ServerMsg>) {
+        let mut dead = Vec::new();
+        for (conn, (key, outbox)) in &self.outboxes {
+            if let Some(m) = msg(key) {
+                if !deliver(outbox, m) {
+                    dead.push(*conn);
+                }
+            }
+        }
+        for conn in dead {
+            self.drop_conn(conn);
+        }
+    }
+
+    /// A connection whose queue is full or closed stops viewing; its session notices.
+    fn drop_conn(&mut self, conn: ConnId) {
+        self.outboxes.remove(&conn);
+        // Presence changes with it; the next snapshot carries that.
+        self.room.disconnect(conn);
+    }
+
+    /// Stores a finished game, retrying a few times; the rating updates, or `None` if it
+    /// could not be stored.
+    async fn commit(&self, game: FinishedGame) -> Option<Vec<RatingUpdate>> {
+        let game = Arc::new(game);
+        for attempt in 0..3u32 {
+            let store = self.shared.store.clone();
+            let g = game.clone();
+            match tokio::task::spawn_blocking(move || store.commit_game_blocking(&g)).await {
+                Ok(Ok(updates)) => return Some(updates),
+                Ok(Err(e)) => {
+                    tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
+                }
+                Err(e) => {
+                    tracing::error!(room = %game.id, attempt, error = %e, "storing result panicked");
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt + 1))).await;
+        }
+        None
+    }
+}
+
+/// Queues a message for a connection; `false` when the connection is gone or too slow.
+fn deliver(outbox: &Outbox, msg: ServerMsg) -> bool {
+    outbox.try_send(msg).is_ok()
+}

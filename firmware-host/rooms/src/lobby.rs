@@ -1,0 +1,139 @@
+//! The lobby: every open room's handle and summary, and a change signal for watchers.
+//!
+//! This directory is the only state shared by all rooms besides the seat book; it holds no
+//! game state, only what the lobby list shows, and its lock is never held across an await.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use protocol::{Phase, RoomId, RoomSummary};
+use tokio::sync::watch;
+
+use crate::actor::RoomHandle;
+
+struct Entry {
+    handle: RoomHandle,
+    summary: RoomSummary,
+    /// Creation order, for a stable list.
+    seq: u64,
+}
+
+#[derive(Default)]
+struct Rooms {
+    by_id: HashMap<RoomId, Entry>,
+    next_seq: u64,
+}
+
+/// The directory of open rooms.
+pub(crate) struct Lobby {
+    rooms: Mutex<Rooms>,
+    /// Bumped after every change of the list; watchers resend the list when it moves.
+    changed: watch::Sender<u64>,
+}
+
+impl Lobby {
+    pub(crate) fn new() -> Lobby {
+        Lobby {
+            rooms: Mutex::new(Rooms::default()),
+            changed: watch::channel(0).0,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Rooms> {
+        // Every update replaces one entry whole, so a poisoned lock is still consistent.
+        self.rooms
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    pub(crate) fn contains(&self, id: &str) -> bool {
+        self.lock().by_id.contains_key(id)
+    }
+
+    pub(crate) fn insert(&self, handle: RoomHandle, summary: RoomSummary) {
+        {
+            let mut rooms = self.lock();
+            let seq = rooms.next_seq;
+            rooms.next_seq += 1;
+            rooms.by_id.insert(
+                summary.id.clone(),
+                Entry {
+                    handle,
+                    summary,
+                    seq,
+                },
+            );
+        }
+        self.bump();
+    }
+
+    /// Replaces a room's summary; a no-op for an unknown room or an unchanged summary.
+    pub(crate) fn update(&self, summary: RoomSummary) {
+        let changed = match self.lock().by_id.get_mut(&summary.id) {
+            Some(entry) if entry.summary != summary => {
+                entry.summary = summary;
+                true
+            }
+            _ => false,
+        };
+        if changed {
+            self.bump();
+        }
+    }
+
+    pub(crate) fn remove(&self, id: &str) {
+        if self.lock().by_id.remove(id).is_some() {
+            self.bump();
+        }
+    }
+
+    pub(crate) fn handle(&self, id: &str) -> Option<RoomHandle> {
+        self.lock().by_id.get(id).map(|e| e.handle.clone())
+    }
+
+    pub(crate) fn handles(&self) -> Vec<RoomHandle> {
+        self.lock()
+            .by_id
+            .values()
+            .map(|e| e.handle.clone())
+            .collect()
+    }
+
+    /// Every room, waiting rooms first, then games in progress, then finished ones, each in
+    /// creation order.
+    pub(crate) fn list(&self) -> Vec<RoomSummary> {
+        let rooms = self.lock();
+        let mut entries: Vec<&Entry> = rooms.by_id.values().collect();
+        let rank = |p: Phase| match p {
+            Phase::Waiting => 0,
+            Phase::Playing => 1,
+            Phase::Finished => 2,
+        };
+        entries.sort_by_key(|e| (rank(e.summary.phase), e.seq));
+        entries.into_iter().map(|e| e.summary.clone()).collect()
+    }
+
+    /// Rooms waiting and playing.
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let rooms = self.lock();
+        let waiting = rooms
+            .by_id
+            .values()
+            .filter(|e| e.summary.phase == Phase::Waiting)
+            .count();
+        let playing = rooms
+            .by_id
+            .values()
+            .filter(|e| e.summary.phase == Phase::Playing)
+            .count();
+        (waiting, playing)
+    }
+
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+}

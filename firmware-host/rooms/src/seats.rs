@@ -1,0 +1,143 @@
+//! The seat book: which registered player sits in which online room, so that a player sits in
+//! at most one waiting or active room (M3.4). Rooms are separate actors, so this one table is
+//! shared between them; every operation is a single short critical section that checks and
+//! claims at once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use protocol::RoomId;
+use protocol::records::UserId;
+
+/// Where a player sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub room: RoomId,
+    /// The room's game is in progress: nobody leaves it for another seat (M3.4).
+    pub active: bool,
+}
+
+/// The M3.4 bookkeeping that rooms consult. Implemented by [`Seats`] (one room's tests) and
+/// [`SharedSeats`] (the hub).
+pub trait SeatBook {
+    /// Where `user` sits, if anywhere.
+    fn place(&self, user: UserId) -> Option<Place>;
+    /// Seats `user` in `room` in one step. Fine when the user sits nowhere or already there;
+    /// when they sit in another *waiting* room and `may_move`, they move and that room is
+    /// returned so it can reopen the seat; otherwise the place they hold is the error.
+    fn claim(&mut self, user: UserId, room: &str, may_move: bool) -> Result<Option<RoomId>, Place>;
+    /// Forgets `user`'s seat if it is in `room`.
+    fn release(&mut self, user: UserId, room: &str);
+    /// Marks `room`'s seats active (game started) or not.
+    fn set_active(&mut self, room: &str, active: bool);
+}
+
+/// The seat book itself.
+#[derive(Debug, Default, Clone)]
+pub struct Seats {
+    places: HashMap<UserId, Place>,
+}
+
+impl SeatBook for Seats {
+    fn place(&self, user: UserId) -> Option<Place> {
+        self.places.get(&user).cloned()
+    }
+
+    fn claim(&mut self, user: UserId, room: &str, may_move: bool) -> Result<Option<RoomId>, Place> {
+        match self.places.get(&user) {
+            None => {
+                self.places.insert(
+                    user,
+                    Place {
+                        room: room.to_owned(),
+                        active: false,
+                    },
+                );
+                Ok(None)
+            }
+            Some(place) if place.room == room => Ok(None),
+            Some(place) if may_move && !place.active => {
+                let from = place.room.clone();
+                self.places.insert(
+                    user,
+                    Place {
+                        room: room.to_owned(),
+                        active: false,
+                    },
+                );
+                Ok(Some(from))
+            }
+            Some(place) => Err(place.clone()),
+        }
+    }
+
+    fn release(&mut self, user: UserId, room: &str) {
+        if self.places.get(&user).is_some_and(|p| p.room == room) {
+            self.places.remove(&user);
+        }
+    }
+
+    fn set_active(&mut self, room: &str, active: bool) {
+        for place in self.places.values_mut().filter(|p| p.room == room) {
+            place.active = active;
+        }
+    }
+}
+
+/// The hub's seat book, shared by every room task. The lock is never held across an await.
+#[derive(Debug, Default, Clone)]
+pub struct SharedSeats(Arc<Mutex<Seats>>);
+
+impl SharedSeats {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Seats> {
+        // A panic while holding this lock cannot leave it inconsistent: every operation is a
+        // single map update, so a poisoned lock is still usable.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl SeatBook for SharedSeats {
+    fn place(&self, user: UserId) -> Option<Place> {
+        self.lock().place(user)
+    }
+
+    fn claim(&mut self, user: UserId, room: &str, may_move: bool) -> Result<Option<RoomId>, Place> {
+        self.lock().claim(user, room, may_move)
+    }
+
+    fn release(&mut self, user: UserId, room: &str) {
+        self.lock().release(user, room);
+    }
+
+    fn set_active(&mut self, room: &str, active: bool) {
+        self.lock().set_active(room, active);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claim_moves_only_out_of_waiting_rooms() {
+        let mut s = Seats::default();
+        assert_eq!(s.claim(1, "a", false), Ok(None));
+        assert_eq!(s.claim(1, "a", false), Ok(None));
+        assert!(s.claim(1, "b", false).is_err());
+        assert_eq!(s.claim(1, "b", true), Ok(Some("a".to_owned())));
+        s.set_active("b", true);
+        assert_eq!(
+            s.claim(1, "c", true),
+            Err(Place {
+                room: "b".into(),
+                active: true
+            })
+        );
+        s.release(1, "c");
+        assert!(s.place(1).is_some());
+        s.release(1, "b");
+        assert_eq!(s.place(1), None);
+    }
+}

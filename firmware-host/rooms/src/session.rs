@@ -1,0 +1,353 @@
+//! One WebSocket connection: hello, limits, decoding, routing intents to rooms, and sending
+//! what rooms answer in the client's framing.
+
+use std::sync::Arc;
+
+use futures_util::{SinkExt, StreamExt};
+use protocol::{
+    ClientMsg, ErrorCode, Frame, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
+    decode_client,
+};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+use crate::actor::{RoomHandle, RoomMsg};
+use crate::hub::Shared;
+use crate::persistence::Identity;
+use crate::room::{Intent, Member};
+
+/// A token bucket: `rate` messages per second sustained, `burst` at once.
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    burst: f64,
+    rate: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    fn new(rate: u32, burst: u32) -> Bucket {
+        Bucket {
+            tokens: f64::from(burst),
+            burst: f64::from(burst),
+            rate: f64::from(rate),
+            last: Instant::now(),
+        }
+    }
+
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        let elapsed = now.duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Why the loop ends.
+enum Stop {
+    Continue,
+    Close(CloseCode, &'static str),
+}
+
+struct Session<S> {
+    shared: Arc<Shared>,
+    ws: WebSocketStream<S>,
+    member: Member,
+    framing: Framing,
+    hello: bool,
+    bad_frames: u32,
+    watching_lobby: bool,
+    room: Option<RoomHandle>,
+    outbox: mpsc::Sender<ServerMsg>,
+}
+
+pub(crate) async fn run<S>(shared: Arc<Shared>, ws: WebSocketStream<S>, identity: Identity)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let member = Member::from_identity(shared.next_conn(), &identity);
+    let _counted = shared.connect(member.key.clone());
+    let (outbox, mut inbox) = mpsc::channel(shared.config.outbox_capacity);
+    let mut lobby = shared.lobby.subscribe();
+    let mut stopping = shared.stopping.subscribe();
+    let mut bucket = Bucket::new(shared.config.max_messages_per_s, shared.config.burst);
+    let mut s = Session {
+        shared: shared.clone(),
+        ws,
+        member,
+        framing: Framing::Text,
+        hello: false,
+        bad_frames: 0,
+        watching_lobby: false,
+        room: None,
+        outbox,
+    };
+    // The server's hello goes first, as JSON: the client has not shown its framing yet.
+    let hello = ServerMsg::Hello {
+        version: PROTOCOL_VERSION,
+        user: identity.account.as_ref().map(|a| a.id),
+        name: s.member.name.clone(),
+        max_frame_bytes: u32::try_from(shared.config.max_frame_bytes).unwrap_or(u32::MAX),
+        max_messages_per_s: shared.config.max_messages_per_s,
+    };
+    let mut stop = if s.send(hello).await {
+        Stop::Continue
+    } else {
+        Stop::Close(CloseCode::Away, "")
+    };
+    while matches!(stop, Stop::Continue) {
+        tokio::select! {
+            incoming = s.ws.next() => {
+                let frame = match incoming {
+                    None | Some(Err(_)) => break,
+                    Some(Ok(Message::Text(text))) => Frame::Text(text.as_str().to_owned()),
+                    Some(Ok(Message::Binary(bytes))) => Frame::Binary(bytes.to_vec()),
+                    Some(Ok(Message::Close(_))) => break,
+                    // Pings are answered by the WebSocket layer itself.
+                    Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
+                };
+                if !bucket.take() {
+                    s.send(ServerMsg::error(None, ErrorCode::Flood, "too many messages; closing")).await;
+                    stop = Stop::Close(CloseCode::Policy, "flood");
+                    continue;
+                }
+                stop = s.frame(frame).await;
+            }
+            Some(msg) = inbox.recv() => {
+                if let ServerMsg::Left { room, .. } = &msg {
+                    // The room let this connection go (exit, kick, closing): it is no longer
+                    // the current room.
+                    if s.room.as_ref().is_some_and(|r| r.id == *room) {
+                        s.room = None;
+                    }
+                }
+                if !s.send(msg).await {
+                    break;
+                }
+            }
+            changed = lobby.changed(), if s.watching_lobby => {
+                if changed.is_err() {
+                    continue;
+                }
+                let rooms = s.shared.lobby.list();
+                if !s.send(ServerMsg::Lobby { id: None, rooms }).await {
+                    break;
+                }
+            }
+            _ = stopping.changed() => {
+                stop = Stop::Close(CloseCode::Restart, "server restarting");
+            }
+        }
+    }
+    if let Some(room) = s.room.take() {
+        // The room may have closed already; then there is nobody to tell.
+        room.send(RoomMsg::Disconnect {
+            conn: s.member.conn,
+        })
+        .await;
+    }
+    if let Stop::Close(code, reason) = stop {
+        let frame = CloseFrame {
+            code,
+            reason: reason.into(),
+        };
+        // The peer may be gone already; closing is best effort.
+        s.ws.close(Some(frame)).await.ok();
+    }
+}
+
+impl<S> Session<S>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    /// Sends one message in the client's framing; `false` when the connection is broken.
+    async fn send(&mut self, msg: ServerMsg) -> bool {
+        let msg = match msg.encode(self.framing) {
+            Frame::Text(text) => Message::text(text),
+            Frame::Binary(bytes) => Message::binary(bytes),
+        };
+        self.ws.send(msg).await.is_ok()
+    }
+
+    async fn error(
+        &mut self,
+        id: Option<RequestId>,
+        code: ErrorCode,
+        message: impl Into<String>,
+    ) -> bool {
+        self.send(ServerMsg::error(id, code, message)).await
+    }
+
+    async fn frame(&mut self, frame: Frame) -> Stop {
+        // The reply uses the framing of the client's last frame.
+        self.framing = frame.framing();
+        let msg = match decode_client(&frame, self.shared.config.max_frame_bytes) {
+            Ok(msg) => msg,
+            Err(e) => {
+                self.bad_frames += 1;
+                self.error(None, e.code(), e.to_string()).await;
+                if self.bad_frames >= self.shared.config.max_bad_frames {
+                    return Stop::Close(CloseCode::Policy, "too many bad frames");
+                }
+                return Stop::Continue;
+            }
+        };
+        self.bad_frames = 0;
+        if !self.hello {
+            return match msg {
+                ClientMsg::Hello { version } if version == PROTOCOL_VERSION => {
+                    self.hello = true;
+                    Stop::Continue
+                }
+                ClientMsg::Hello { version } => {
+                    self.error(
+                        None,
+                        ErrorCode::UnsupportedVersion,
+                        format!(
+                            "this server speaks protocol version {PROTOCOL_VERSION}, not {version}"
+                        ),
+                    )
+                    .await;
+                    Stop::Close(CloseCode::Protocol, "unsupported protocol version")
+                }
+                other => {
+                    self.error(other.id(), ErrorCode::HelloRequired, "send hello first")
+                        .await;
+                    Stop::Continue
+                }
+            };
+        }
+        self.message(msg).await;
+        Stop::Continue
+    }
+
+    async fn message(&mut self, msg: ClientMsg) {
+        let id = msg.id();
+        let intent = match msg {
+            ClientMsg::Hello { .. } => {
+                self.error(None, ErrorCode::BadFrame, "hello was already received")
+                    .await;
+                return;
+            }
+            ClientMsg::Ping { id } => {
+                self.send(ServerMsg::Pong { id }).await;
+                return;
+            }
+            ClientMsg::WatchLobby { id } => {
+                self.watching_lobby = true;
+                let rooms = self.shared.lobby.list();
+                self.send(ServerMsg::Lobby { id, rooms }).await;
+                return;
+            }
+            ClientMsg::UnwatchLobby { id } => {
+                self.watching_lobby = false;
+                self.send(ServerMsg::Pong { id }).await;
+                return;
+            }
+            ClientMsg::CreateRoom { id, room } => {
+                match self.shared.create(&self.member, &room) {
+                    Ok(handle) => {
+                        self.switch(Some(handle)).await;
+                        self.forward(Intent::Open, id).await;
+                    }
+                    Err(refusal) => {
+                        self.error(id, refusal.code, refusal.message).await;
+                    }
+                }
+                return;
+            }
+            ClientMsg::Open { id, room } => {
+                if self.enter(&room, id).await {
+                    self.forward(Intent::Open, id).await;
+                }
+                return;
+            }
+            ClientMsg::Join { id, room, passcode } => {
+                if self.enter(&room, id).await {
+                    self.forward(Intent::Join { passcode }, id).await;
+                }
+                return;
+            }
+            ClientMsg::Close { .. } => Intent::Close,
+            ClientMsg::CancelRequest { .. } => Intent::CancelRequest,
+            ClientMsg::Accept { user, .. } => Intent::Accept { user },
+            ClientMsg::Decline { user, .. } => Intent::Decline { user },
+            ClientMsg::Kick { .. } => Intent::Kick,
+            ClientMsg::Ready { ready, .. } => Intent::Ready { ready },
+            ClientMsg::Start { .. } => Intent::Start,
+            ClientMsg::Move { cell, .. } => Intent::Move { cell },
+            ClientMsg::OfferDraw { .. } => Intent::OfferDraw,
+            ClientMsg::AnswerDraw { accept, .. } => Intent::AnswerDraw { accept },
+            ClientMsg::Resign { .. } => Intent::Resign,
+            ClientMsg::Exit { .. } => Intent::Exit,
+            ClientMsg::Hint { .. } => Intent::Hint,
+            ClientMsg::Undo { .. } => Intent::Undo,
+        };
+        self.forward(intent, id).await;
+    }
+
+    /// Makes room `id` the current room, leaving the previous one (presence only).
+    async fn enter(&mut self, id: &RoomId, request: Option<RequestId>) -> bool {
+        if self.room.as_ref().is_some_and(|r| r.id == *id) {
+            return true;
+        }
+        match self.shared.lobby.handle(id) {
+            Some(handle) => {
+                self.switch(Some(handle)).await;
+                true
+            }
+            None => {
+                self.error(
+                    request,
+                    ErrorCode::UnknownRoom,
+                    format!("there is no room {id}"),
+                )
+                .await;
+                false
+            }
+        }
+    }
+
+    async fn switch(&mut self, to: Option<RoomHandle>) {
+        if let Some(old) = self.room.take() {
+            // A closed room has nobody to tell.
+            old.send(RoomMsg::Disconnect {
+                conn: self.member.conn,
+            })
+            .await;
+        }
+        self.room = to;
+    }
+
+    async fn forward(&mut self, intent: Intent, id: Option<RequestId>) {
+        let Some(room) = self.room.clone() else {
+            self.error(id, ErrorCode::NotInRoom, "open or join a room first")
+                .await;
+            return;
+        };
+        let sent = room
+            .send(RoomMsg::Intent {
+                member: self.member.clone(),
+                intent,
+                id,
+                outbox: self.outbox.clone(),
+            })
+            .await;
+        if !sent {
+            self.room = None;
+            self.error(id, ErrorCode::RoomClosed, "the room has closed")
+                .await;
+        }
+    }
+}
