@@ -1,0 +1,393 @@
+//! Every message survives both encodings, and the JSON shape is the one docs/PROTOCOL.md shows.
+
+use engine::{Game, Mark};
+use protocol::records::{FinishedGame, GameEnd, PlayerRef, RatingUpdate};
+use protocol::view::ResultView;
+use protocol::*;
+
+fn every_client_msg() -> Vec<ClientMsg> {
+    let id = Some(3);
+    vec![
+        ClientMsg::Hello { version: 1 },
+        ClientMsg::Ping { id },
+        ClientMsg::WatchLobby { id },
+        ClientMsg::UnwatchLobby { id: None },
+        ClientMsg::CreateRoom {
+            id,
+            room: CreateRoom {
+                game: Game::Infinite,
+                opponent: OpponentRequest::Player {
+                    joining: JoiningRequest::Passcode {
+                        code: "0420".into(),
+                    },
+                },
+                time_per_move_s: Some(5),
+            },
+        },
+        ClientMsg::CreateRoom {
+            id,
+            room: CreateRoom {
+                game: Game::Xo,
+                opponent: OpponentRequest::Bot {
+                    difficulty: Some(100),
+                    side: Some(Mark::O),
+                },
+                time_per_move_s: None,
+            },
+        },
+        ClientMsg::CreateRoom {
+            id: None,
+            room: CreateRoom {
+                game: Game::Xo,
+                opponent: OpponentRequest::Local {
+                    names: ["Sara".into(), "Omar".into()],
+                },
+                time_per_move_s: None,
+            },
+        },
+        ClientMsg::Open {
+            id,
+            room: "abc234".into(),
+        },
+        ClientMsg::Close { id },
+        ClientMsg::Join {
+            id,
+            room: "abc234".into(),
+            passcode: Some("1234".into()),
+        },
+        ClientMsg::CancelRequest { id },
+        ClientMsg::Accept { id, user: 7 },
+        ClientMsg::Decline { id, user: 7 },
+        ClientMsg::Kick { id },
+        ClientMsg::Ready { id, ready: false },
+        ClientMsg::Start { id },
+        ClientMsg::Move { id, cell: 8 },
+        ClientMsg::OfferDraw { id },
+        ClientMsg::AnswerDraw { id, accept: true },
+        ClientMsg::Resign { id },
+        ClientMsg::Exit { id },
+        ClientMsg::Hint { id },
+        ClientMsg::Undo { id },
+    ]
+}
+
+fn sample_view() -> RoomView {
+    RoomView {
+        id: "abc234".into(),
+        game: Game::Infinite,
+        kind: RoomKind::Online {
+            joining: Joining::Passcode {
+                code: Some("1234".into()),
+            },
+        },
+        phase: Phase::Playing,
+        per_move_ms: Some(10_000),
+        seats: [
+            SeatView {
+                player: Some(PlayerView {
+                    player: PlayerRef::User {
+                        id: 1,
+                        name: "sara".into(),
+                    },
+                    rating: Some(1216),
+                }),
+                mark: Some(Mark::X),
+                ready: true,
+                present: true,
+            },
+            SeatView {
+                player: None,
+                mark: None,
+                ready: false,
+                present: false,
+            },
+        ],
+        x: vec![0, 4],
+        o: vec![8],
+        turn: Mark::O,
+        glowing: None,
+        moves: vec![0, 8, 4],
+        clock: Some(ClockView {
+            mark: Mark::O,
+            remaining_ms: 7_500,
+            per_move_ms: 10_000,
+            forfeit: false,
+        }),
+        repetition_warning: true,
+        draw_offer: Some(Mark::X),
+        requests: vec![JoinRequestView {
+            user: 9,
+            name: "omar".into(),
+        }],
+        result: Some(ResultView {
+            end: GameEnd::Line {
+                winner: Mark::X,
+                line: [0, 4, 8],
+            },
+            rated: true,
+            ratings: vec![RatingUpdate {
+                user: 1,
+                mark: Mark::X,
+                before: 1200,
+                after: 1216,
+            }],
+        }),
+        elo: Some(EloPreview {
+            x_rating: 1200,
+            o_rating: 1200,
+            x_wins: [1216, 1184],
+            draw: [1200, 1200],
+            o_wins: [1184, 1216],
+        }),
+        spectators: 3,
+        can_undo: false,
+        you: YouView {
+            seat: Some(0),
+            host: true,
+            to_move: false,
+            requested: false,
+        },
+    }
+}
+
+fn every_server_msg() -> Vec<ServerMsg> {
+    let room: RoomId = "abc234".into();
+    let mut events = vec![
+        Event::Moved {
+            room: room.clone(),
+            mark: Mark::X,
+            cell: 4,
+            removed: Some(0),
+            automatic: true,
+            bot: false,
+        },
+        Event::RepetitionWarning { room: room.clone() },
+        Event::DrawOffered {
+            room: room.clone(),
+            by: Mark::O,
+        },
+        Event::DrawDeclined {
+            room: room.clone(),
+            by: Mark::X,
+        },
+        Event::Undone {
+            room: room.clone(),
+            plies: 2,
+        },
+        Event::JoinRequested {
+            room: room.clone(),
+            user: 9,
+            name: "omar".into(),
+        },
+        Event::RequestDeclined { room: room.clone() },
+        Event::SeatMoved {
+            from: room.clone(),
+            to: "zzz999".into(),
+        },
+        Event::Kicked { room: room.clone() },
+    ];
+    for end in [
+        GameEnd::FullBoard,
+        GameEnd::Repetition,
+        GameEnd::Agreed,
+        GameEnd::Resigned { loser: Mark::O },
+        GameEnd::Timeout { loser: Mark::X },
+    ] {
+        events.push(Event::Result {
+            room: room.clone(),
+            end,
+            ratings: vec![],
+        });
+    }
+    for reason in [
+        CloseReason::HostLeft,
+        CloseReason::Ended,
+        CloseReason::Idle,
+        CloseReason::Shutdown,
+    ] {
+        events.push(Event::RoomClosed {
+            room: room.clone(),
+            reason,
+        });
+    }
+    let mut msgs = vec![
+        ServerMsg::Hello {
+            version: PROTOCOL_VERSION,
+            user: Some(1),
+            name: "sara".into(),
+            max_frame_bytes: 4096,
+            max_messages_per_s: 20,
+        },
+        ServerMsg::Pong { id: Some(1) },
+        ServerMsg::Lobby {
+            id: None,
+            rooms: vec![RoomSummary {
+                id: room.clone(),
+                game: Game::Xo,
+                kind: RoomKind::Bot { difficulty: 50 },
+                phase: Phase::Waiting,
+                players: vec!["sara".into()],
+                open_seat: true,
+                per_move_ms: None,
+                spectators: 0,
+            }],
+        },
+        ServerMsg::Room {
+            id: Some(4),
+            room: Box::new(sample_view()),
+        },
+        ServerMsg::Hint {
+            id: Some(5),
+            cell: 4,
+        },
+        ServerMsg::Left {
+            id: None,
+            room: room.clone(),
+        },
+    ];
+    msgs.extend(events.into_iter().map(|event| ServerMsg::Event { event }));
+    for code in [
+        ErrorCode::NotYourTurn,
+        ErrorCode::CellOccupied,
+        ErrorCode::WrongPasscode,
+        ErrorCode::Kicked,
+        ErrorCode::Spectator,
+        ErrorCode::FrameTooLarge,
+    ] {
+        msgs.push(ServerMsg::error(Some(2), code, "because"));
+    }
+    msgs
+}
+
+#[test]
+fn every_client_message_round_trips_in_json_and_postcard() {
+    for msg in every_client_msg() {
+        for framing in [Framing::Text, Framing::Binary] {
+            let frame = msg.encode(framing);
+            assert_eq!(frame.framing(), framing);
+            assert_eq!(
+                decode_client(&frame, MAX_FRAME_BYTES).unwrap(),
+                msg,
+                "{frame:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_server_message_round_trips_in_json_and_postcard() {
+    for msg in every_server_msg() {
+        for framing in [Framing::Text, Framing::Binary] {
+            let frame = msg.encode(framing);
+            assert_eq!(decode_server(&frame).unwrap(), msg, "{frame:?}");
+        }
+    }
+}
+
+#[test]
+fn json_shape_is_externally_tagged_snake_case_with_optional_id() {
+    let msg = decode_client(
+        &Frame::Text(
+            r#"{"create_room":{"room":{"game":"infinite","opponent":{"bot":{}}}}}"#.into(),
+        ),
+        MAX_FRAME_BYTES,
+    )
+    .unwrap();
+    assert_eq!(
+        msg,
+        ClientMsg::CreateRoom {
+            id: None,
+            room: CreateRoom {
+                game: Game::Infinite,
+                opponent: OpponentRequest::Bot {
+                    difficulty: None,
+                    side: None
+                },
+                time_per_move_s: None,
+            }
+        }
+    );
+    let open = decode_client(
+        &Frame::Text(r#"{"create_room":{"id":1,"room":{"game":"xo","opponent":{"player":{"joining":"open"}}}}}"#.into()),
+        MAX_FRAME_BYTES,
+    )
+    .unwrap();
+    assert_eq!(open.id(), Some(1));
+    let Frame::Text(text) =
+        ServerMsg::error(Some(9), ErrorCode::NotYourTurn, "wait").encode(Framing::Text)
+    else {
+        panic!("text framing gives text");
+    };
+    assert_eq!(
+        text,
+        r#"{"error":{"id":9,"code":"not_your_turn","message":"wait"}}"#
+    );
+}
+
+#[test]
+fn error_code_wire_names_match_as_str() {
+    for msg in every_server_msg() {
+        if let ServerMsg::Error { code, .. } = msg {
+            assert_eq!(
+                serde_json::to_string(&code).unwrap(),
+                format!("\"{}\"", code.as_str())
+            );
+        }
+    }
+}
+
+#[test]
+fn oversized_frame_is_refused_before_parsing() {
+    let big = Frame::Text(format!(r#"{{"ping":{{"id":1}}}}{}"#, " ".repeat(5000)));
+    let err = decode_client(&big, MAX_FRAME_BYTES).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::FrameTooLarge);
+}
+
+#[test]
+fn malformed_frames_are_bad_frame() {
+    for frame in [
+        Frame::Text("not json".into()),
+        Frame::Text(r#"{"fly":{}}"#.into()),
+        Frame::Text(r#"{"move":{"cell":"four"}}"#.into()),
+        Frame::Binary(vec![0xff, 0xff, 0xff]),
+        Frame::Binary(vec![]),
+    ] {
+        assert_eq!(
+            decode_client(&frame, MAX_FRAME_BYTES).unwrap_err().code(),
+            ErrorCode::BadFrame,
+            "{frame:?}"
+        );
+    }
+}
+
+#[test]
+fn binary_frame_with_trailing_bytes_is_bad_frame() {
+    let Frame::Binary(mut bytes) = ClientMsg::Ping { id: None }.encode(Framing::Binary) else {
+        panic!("binary framing gives binary");
+    };
+    bytes.push(0);
+    let err = decode_client(&Frame::Binary(bytes), MAX_FRAME_BYTES).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BadFrame);
+}
+
+#[test]
+fn finished_game_round_trips_in_postcard_for_the_store() {
+    let game = FinishedGame {
+        id: "abc234".into(),
+        game: Game::Infinite,
+        rated: true,
+        x: PlayerRef::User {
+            id: 1,
+            name: "sara".into(),
+        },
+        o: PlayerRef::Bot { difficulty: 50 },
+        moves: vec![0, 4, 8],
+        end: GameEnd::Resigned { loser: Mark::O },
+        started_at_ms: 1,
+        ended_at_ms: 2,
+    };
+    let bytes = postcard::to_allocvec(&game).unwrap();
+    assert_eq!(postcard::from_bytes::<FinishedGame>(&bytes).unwrap(), game);
+    let json = serde_json::to_string(&game).unwrap();
+    assert_eq!(serde_json::from_str::<FinishedGame>(&json).unwrap(), game);
+}
