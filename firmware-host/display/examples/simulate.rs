@@ -1,10 +1,22 @@
-//! Renders the status screen to PNG files without hardware:
+//! Shows a sample status on any backend; without hardware, writes PNG files:
 //! `cargo run -p status-display --example simulate -- [BACKEND] [ADDRESS]`
 //! (default backend `png:target/status-display`, default address `http://xo.local:8080`).
 
+use std::process::ExitCode;
+
 use status_display::{Backend, Display, Status};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let backend: Backend = args
         .next()
@@ -21,10 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rooms_playing: 5,
         uptime_s: 3 * 86_400 + 4 * 3600 + 12 * 60,
     })?;
-    println!(
-        "{backend}: {}x{}",
-        display.size().width,
-        display.size().height
-    );
+    let size = display.size();
+    println!("{backend}: {}x{} updated", size.width, size.height);
     Ok(())
 }

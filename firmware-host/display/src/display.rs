@@ -5,13 +5,12 @@ use embedded_graphics::prelude::*;
 #[cfg(feature = "png")]
 use std::path::PathBuf;
 
+#[cfg(any(feature = "png", all(feature = "ssd1306", target_os = "linux")))]
+use crate::OLED_SIZE;
+#[cfg(feature = "png")]
+use crate::backend::PngScreen;
 use crate::{
-    OLED_SIZE,
-    backend::{Backend, PngScreen},
-    draw_status,
-    error::DisplayError,
-    framebuffer::Framebuffer,
-    status::Status,
+    backend::Backend, draw_status, error::DisplayError, framebuffer::Framebuffer, status::Status,
     theme::Theme,
 };
 

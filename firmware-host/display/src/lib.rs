@@ -16,6 +16,8 @@
 //! - [`error`]: [`DisplayError`] and [`ParseBackendError`].
 //!
 //! ```
+//! # #[cfg(feature = "png")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use status_display::{Backend, Display, Status};
 //!
 //! let dir = std::env::temp_dir().join("status-display-doc");
@@ -29,7 +31,10 @@
 //!     uptime_s: 3 * 86_400 + 4 * 3600 + 12 * 60,
 //! })?;
 //! assert!(dir.join("status.png").exists());
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "png"))]
+//! # fn main() {}
 //! ```
 //!
 //! [`DrawTarget`]: embedded_graphics::draw_target::DrawTarget

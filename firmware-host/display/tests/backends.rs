@@ -1,6 +1,6 @@
 //! Opening backends that cannot work here fails with a typed error and a message that says why.
 
-use status_display::{Backend, Display, DisplayError};
+use status_display::{Backend, Display};
 
 #[cfg(all(feature = "ssd1306", target_os = "linux"))]
 #[test]
@@ -9,7 +9,10 @@ fn ssd1306_on_a_missing_i2c_bus_is_no_such_device_with_a_hint() {
         .parse()
         .expect("valid backend");
     let err = Display::open(&backend).expect_err("no such bus");
-    assert!(matches!(err, DisplayError::NoSuchDevice { .. }), "{err:?}");
+    assert!(
+        matches!(err, status_display::DisplayError::NoSuchDevice { .. }),
+        "{err:?}"
+    );
     let message = err.to_string();
     assert!(
         message.contains("/dev/i2c-no-such-bus") && message.contains("enable I2C"),
@@ -24,7 +27,7 @@ fn ssd1306_on_a_file_that_is_not_an_i2c_bus_is_an_i2c_error() {
     let backend: Backend = "ssd1306:/dev/null:0x3c".parse().expect("valid backend");
     let err = Display::open(&backend).expect_err("not a bus");
     assert!(
-        matches!(err, DisplayError::I2c { address: 0x3c, .. }),
+        matches!(err, status_display::DisplayError::I2c { address: 0x3c, .. }),
         "{err:?}"
     );
     assert!(
@@ -41,6 +44,15 @@ fn ssd1306_without_the_feature_says_which_feature_to_enable() {
     assert!(err.to_string().contains("`ssd1306` feature"), "{err}");
 }
 
+#[cfg(not(feature = "png"))]
+#[test]
+fn png_without_the_feature_says_which_feature_to_enable() {
+    let backend: Backend = "png:out".parse().expect("valid backend");
+    let err = Display::open(&backend).expect_err("not built in");
+    assert!(err.to_string().contains("`png` feature"), "{err}");
+}
+
+#[cfg(feature = "png")]
 #[test]
 fn png_backend_in_an_unwritable_place_is_an_io_error() {
     let dir = tempfile::tempdir().expect("temp dir");
