@@ -15,6 +15,9 @@ pub struct Oled {
     driver: Driver,
     device: PathBuf,
     address: u8,
+    /// Set after a failed transfer: the panel may have lost power or been replugged, so the next
+    /// `show` initialises it again before drawing.
+    needs_init: bool,
 }
 
 impl std::fmt::Debug for Oled {
@@ -55,17 +58,30 @@ impl Oled {
             driver,
             device: device.to_owned(),
             address,
+            needs_init: false,
         })
     }
 
     /// Draws `status` and sends the changed part of the frame to the display.
     pub fn show(&mut self, status: &Status) -> Result<(), DisplayError> {
+        let result = self.try_show(status);
+        self.needs_init = result.is_err();
+        result
+    }
+
+    fn try_show(&mut self, status: &Status) -> Result<(), DisplayError> {
         let i2c_err = |action, detail: String| DisplayError::I2c {
             path: self.device.clone(),
             address: self.address,
             action,
             detail,
         };
+        if self.needs_init {
+            // `init` clears the buffer and marks all of it for sending.
+            self.driver
+                .init()
+                .map_err(|e| i2c_err("initialising", format!("{e:?}")))?;
+        }
         draw_status(&mut self.driver, status, &Theme::MONO)
             .map_err(|e| i2c_err("drawing", format!("{e:?}")))?;
         self.driver

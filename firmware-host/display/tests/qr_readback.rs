@@ -134,3 +134,22 @@ fn png_backend_writes_status_png_that_reads_back_as_the_address() {
         );
     }
 }
+
+#[test]
+fn oled_qr_code_reads_back_for_address_lengths_from_10_to_230_bytes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for len in [10, 17, 18, 26, 32, 53, 78, 106, 154, 192, 230] {
+        let address = format!("http://xo.local/{}", "a1-".repeat(100));
+        let address = &address[..len];
+        let display = render_oled(&status(address));
+        let decoded = render_and_decode(&display, dir.path(), &format!("len-{len}"), 4);
+        assert_eq!(decoded, [address], "{len} bytes");
+    }
+}
+
+#[test]
+fn oled_has_no_qr_code_for_an_address_over_230_bytes() {
+    let address = format!("http://xo.local/{}", "a".repeat(215));
+    assert_eq!(address.len(), 231);
+    assert!(Layout::new(oled_area(), &address).qr().is_none());
+}
