@@ -1,0 +1,182 @@
+//! P1, A2 and clean shutdown with the real binary: flags and environment variables, the
+//! "listening on" log line, SIGTERM and SIGINT, and a session that survives a restart.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{credentials, request};
+
+const BIN: &str = env!("CARGO_BIN_EXE_firmware-host");
+
+/// The real server process; killed if a test fails before stopping it.
+struct Process {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            // Best effort on a failing test: the process must not outlive it.
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Process {
+    /// Starts the binary on 127.0.0.1 port 0 and reads the port from the log line.
+    fn start(data_dir: &Path, extra_env: &[(&str, &str)]) -> Process {
+        let mut command = Command::new(BIN);
+        command
+            .args(["--bind", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir)
+            .env_remove("XO_BIND")
+            .env_remove("XO_KIOSK_IDLE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in extra_env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("start firmware-host");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (found, lines) = std::sync::mpsc::channel();
+        // Reads the log until the address appears, then keeps draining so the pipe never fills.
+        std::thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if !sent && let Some(rest) = line.split("listening on http://").nth(1) {
+                    let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
+                    sent = found.send(addr).is_ok();
+                }
+            }
+        });
+        let addr = lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server logs its address within 30 s");
+        Process {
+            child,
+            addr: addr.parse().expect("a socket address in the log line"),
+        }
+    }
+
+    /// Sends a signal with the system's `kill` and waits (bounded) for a clean exit.
+    fn stop_with(mut self, signal: &str) {
+        let status = Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                assert!(status.success(), "clean exit after {signal}: {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "no exit within 20 s of {signal}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn help_documents_every_flag_and_its_environment_variable() {
+    let out = Command::new(BIN)
+        .arg("--help")
+        .output()
+        .expect("run --help");
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "--bind",
+        "XO_BIND",
+        "0.0.0.0:8080",
+        "--data-dir",
+        "XO_DATA_DIR",
+        "./data",
+        "--log",
+        "XO_LOG",
+        "--kiosk-idle",
+        "XO_KIOSK_IDLE",
+        "120",
+        "--port-file",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
+    }
+}
+
+#[tokio::test]
+async fn session_survives_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let registered = request(
+        server.addr,
+        "POST",
+        "/api/register",
+        &[("Content-Type", "application/json")],
+        Some(credentials("Sara", "password1").as_bytes()),
+    )
+    .await;
+    assert_eq!(registered.status, 201, "{}", registered.text());
+    let cookie = registered
+        .cookie_pair("xo_session")
+        .expect("session cookie");
+    server.stop_with("-TERM");
+
+    let server = Process::start(dir.path(), &[]);
+    let me = request(server.addr, "GET", "/api/me", &[("Cookie", &cookie)], None).await;
+    assert_eq!(me.status, 200, "{}", me.text());
+    assert_eq!(me.json()["username"], "Sara");
+    let again = request(
+        server.addr,
+        "POST",
+        "/api/register",
+        &[("Content-Type", "application/json")],
+        Some(credentials("SARA", "password1").as_bytes()),
+    )
+    .await;
+    again.assert_error(409, "username_taken");
+    server.stop_with("-INT");
+}
+
+#[tokio::test]
+async fn environment_variables_set_the_flags() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port_file = dir.path().join("port");
+    let server = Process::start(
+        &dir.path().join("nested/data"),
+        &[
+            ("XO_KIOSK_IDLE", "45"),
+            ("XO_LOG", "debug"),
+            ("XO_PORT_FILE", port_file.to_str().expect("utf-8 path")),
+        ],
+    );
+    let config = request(server.addr, "GET", "/api/config", &[], None).await;
+    assert_eq!(config.json()["kiosk_idle_s"], 45);
+    let port = std::fs::read_to_string(&port_file).expect("port file written");
+    assert_eq!(port.trim(), server.addr.port().to_string());
+    assert!(
+        dir.path()
+            .join("nested/data")
+            .join(firmware_host::store::DB_FILE)
+            .is_file(),
+        "the data directory and its redb file are created"
+    );
+    server.stop_with("-TERM");
+}
+
+#[test]
+fn a_bad_flag_is_refused_with_a_message() {
+    let out = Command::new(BIN)
+        .args(["--bind", "not-an-address"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--bind"));
+}
