@@ -32,10 +32,14 @@ impl core::fmt::Debug for QrPlan {
 
 impl QrPlan {
     /// The plan with the largest whole-pixel module that fits `data` and its quiet zone in a square
-    /// of `max_side` pixels; among plans of that module size, the highest error-correction level.
-    /// `None` when even one pixel per module does not fit.
+    /// of `max_side` pixels; among plans of that module size the smallest code, which leaves the
+    /// most room for text; among codes of that size the highest error-correction level, which
+    /// costs nothing there. `None` when even one pixel per module does not fit.
+    ///
+    /// Bigger modules come first because what limits a phone camera reading a small panel is
+    /// pixels per module; denser codes at the same module size are not easier to read.
     pub fn fit(data: &str, max_side: u32) -> Option<QrPlan> {
-        // Highest correction first so that, at equal scale, the first found wins.
+        // Highest correction first so that, at equal scale and size, the first found wins.
         let mut best: Option<QrPlan> = None;
         for ec in [EcLevel::H, EcLevel::Q, EcLevel::M, EcLevel::L] {
             let Ok(code) = QrCode::with_error_correction_level(data.as_bytes(), ec) else {
@@ -46,7 +50,10 @@ impl QrPlan {
             if scale == 0 {
                 continue;
             }
-            if best.as_ref().is_none_or(|b| scale > b.scale) {
+            let better = best.as_ref().is_none_or(|b| {
+                scale > b.scale || (scale == b.scale && code.width() < b.code.width())
+            });
+            if better {
                 best = Some(QrPlan { code, scale });
             }
         }
@@ -126,11 +133,13 @@ mod tests {
     }
 
     #[test]
-    fn default_address_fits_64_pixels_with_one_pixel_modules_and_high_correction() {
+    fn default_address_fits_64_pixels_as_the_smallest_code_with_the_best_correction_at_that_size() {
+        // 20 bytes: version 2 holds them at L, M and Q (20 bytes exactly), not at H.
         let plan = QrPlan::fit("http://xo.local:8080", 64).expect("fits");
         assert_eq!(plan.scale(), 1);
-        assert_eq!(plan.ec_level(), EcLevel::H);
-        assert!(plan.side() <= 64);
+        assert_eq!(plan.version(), 2);
+        assert_eq!(plan.ec_level(), EcLevel::Q);
+        assert_eq!(plan.side(), 33);
     }
 
     #[test]
