@@ -1454,3 +1454,7 @@ impl Room {
         self.viewers.is_empty()
     }
 }
+
+#[cfg(test)]
+#[path = "room_tests.rs"]
+mod tests;
