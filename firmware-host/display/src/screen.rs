@@ -212,28 +212,36 @@ where
     y += px(addr_h) * px(2 - u32::try_from(address_lines.len()).unwrap_or(2).min(2))
         + px(addr_h / 2);
 
-    let figures: [(&[&str], String); 4] = [
+    // Label sets, longest first; all lines use the longest set in which every line fits, so the
+    // labels read alike, and a line whose figure is too wide falls back to shorter ones alone.
+    let figures: [([&str; 3], String); 4] = [
         (
-            &["Players online", "Players", "On"],
+            ["Players online", "Players", "On"],
             status.players_online.to_string(),
         ),
         (
-            &["Rooms waiting", "Waiting", "Wait"],
+            ["Rooms waiting", "Waiting", "Wait"],
             status.rooms_waiting.to_string(),
         ),
         (
-            &["Rooms playing", "Playing", "Play"],
+            ["Rooms playing", "Playing", "Play"],
             status.rooms_playing.to_string(),
         ),
-        (&["Uptime", "Up"], Uptime(status.uptime_s).to_string()),
+        (
+            ["Uptime", "Uptime", "Up"],
+            Uptime(status.uptime_s).to_string(),
+        ),
     ];
     let chars = chars_per_line(fig, width);
+    let fits =
+        |label: &str, value: &str| label.chars().count() + 1 + value.chars().count() <= chars;
+    let set = (0..3)
+        .find(|&i| figures.iter().all(|(labels, value)| fits(labels[i], value)))
+        .unwrap_or(0);
     for (labels, value) in &figures {
         let value = shorten(value, chars);
         let value_len = value.chars().count();
-        let label = labels
-            .iter()
-            .find(|l| l.chars().count() + 1 + value_len <= chars);
+        let label = labels[set..].iter().find(|l| fits(l, &value));
         if let Some(label) = label {
             draw_line(target, label, Point::new(x, y), fig, theme.label)?;
         }
