@@ -7,7 +7,10 @@
 //! count as light.
 
 use embedded_graphics::{prelude::*, primitives::Rectangle};
-use qrcode::{Color, EcLevel, QrCode};
+use qrcode::{Color, QrCode};
+
+/// QR error-correction levels, re-exported so callers need not depend on `qrcode`.
+pub use qrcode::EcLevel;
 
 /// Light modules around the code on every side. The QR standard asks for four.
 pub const QUIET_ZONE: u32 = 4;
