@@ -162,7 +162,13 @@ pub async fn handle(app: Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> 
     let mut response = route(&app, peer, req)
         .await
         .unwrap_or_else(ApiError::into_response);
+    let already_set = response
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .any(|v| v.as_bytes().starts_with(accounts::GUEST_COOKIE.as_bytes()));
     if needs_guest
+        && !already_set
         && let Ok(value) = HeaderValue::from_str(&accounts::guest_cookie(&accounts::new_guest_id()))
     {
         response.headers_mut().append(SET_COOKIE, value);
@@ -177,6 +183,9 @@ pub async fn handle(app: Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> 
 
 async fn route(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
     let path = req.uri().path().to_owned();
+    if path == "/ws" {
+        return crate::ws::upgrade(app, req).await;
+    }
     let Some(api_path) = path.strip_prefix("/api") else {
         return static_file(&req, &path);
     };
@@ -230,6 +239,10 @@ async fn route(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiR
         ["leaderboard"] => {
             get(is_get)?;
             leaderboard(app, req.uri().query()).await
+        }
+        ["rooms"] => {
+            get(is_get)?;
+            Ok(json(StatusCode::OK, &app.hub.lobby()))
         }
         ["games", id] if !id.is_empty() => {
             get(is_get)?;
@@ -306,16 +319,20 @@ async fn read_json<T: serde::de::DeserializeOwned>(req: Request<Incoming>) -> Re
 }
 
 async fn health(app: &Arc<App>) -> ApiResult {
-    let store = app.store.clone();
-    let rooms = blocking(move || store.open_room_count_blocking()).await??;
+    let stats = app.hub.stats();
     Ok(json(
         StatusCode::OK,
         &serde_json::json!({
             "status": "ok",
             "version": env!("CARGO_PKG_VERSION"),
             "uptime_s": app.started.elapsed().as_secs(),
-            "rooms": rooms,
-            "connections": app.connections.load(Ordering::Relaxed),
+            "rooms": stats.rooms_waiting + stats.rooms_playing,
+            "rooms_waiting": stats.rooms_waiting,
+            "rooms_playing": stats.rooms_playing,
+            // Open WebSocket connections; `http_connections` counts open TCP connections.
+            "connections": stats.connections,
+            "players_online": stats.players_online,
+            "http_connections": app.connections.load(Ordering::Relaxed),
             "ui_built": assets::ui_built(),
         }),
     ))

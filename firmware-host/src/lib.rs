@@ -10,6 +10,7 @@
 //!   and the identity of a connection.
 //! - [`store`]: the redb store with its single group-committing writer; implements
 //!   [`rooms::Persistence`].
+//! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
 //! - [`assets`]: the UI files embedded at build time.
 //! - [`shutdown`]: waiting for SIGINT or SIGTERM.
 //!
@@ -34,6 +35,7 @@ pub mod http;
 pub mod server;
 pub mod shutdown;
 pub mod store;
+pub mod ws;
 
 pub use config::{Cli, Config};
 pub use server::Server;

@@ -20,6 +20,7 @@ use crate::accounts::Throttle;
 use crate::config::Config;
 use crate::http;
 use crate::store::Store;
+use rooms::{Hub, HubConfig, Persistence};
 
 /// How long shutdown waits for open HTTP requests to finish.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -38,6 +39,8 @@ pub struct App {
     pub hash_permits: Semaphore,
     /// Open TCP connections (HTTP), for `/api/health`.
     pub connections: AtomicUsize,
+    /// Rooms, the lobby and WebSocket sessions.
+    pub hub: Hub,
 }
 
 /// A running server.
@@ -58,6 +61,9 @@ impl Server {
             .await
             .context("store opening task")??;
         tracing::info!(path = %store.path().display(), "store open");
+        // Restores saved rooms: a brief blocking read at start-up, before anything is served.
+        let persistence: Arc<dyn Persistence> = Arc::new(store.clone());
+        let hub = Hub::start(persistence, HubConfig::default());
 
         let listener = TcpListener::bind(config.bind)
             .await
@@ -76,6 +82,7 @@ impl Server {
             throttle: Throttle::default(),
             hash_permits: Semaphore::new(HASH_PERMITS),
             connections: AtomicUsize::new(0),
+            hub,
         });
         let (stop, stopped) = watch::channel(false);
         let accept_task = tokio::spawn(accept_loop(listener, Arc::clone(&app), stopped));
@@ -97,14 +104,16 @@ impl Server {
         &self.app
     }
 
-    /// Stops accepting, lets open requests finish (up to 10 s), then commits every pending
-    /// store write durably and stops the store writer.
+    /// Stops in order: 1. stop accepting and let open HTTP requests finish (up to 10 s);
+    /// 2. the hub closes every WebSocket and each room saves its state; 3. every pending store
+    /// write is committed durably and the store writer stops.
     pub async fn shutdown(self) {
         // Receivers only see the flag; an error means the accept loop is already gone.
         let _ignored = self.stop.send(true);
         if let Err(e) = self.accept_task.await {
             tracing::error!(error = %e, "accept loop ended abnormally");
         }
+        self.app.hub.shutdown().await;
         let store = self.app.store.clone();
         if let Err(e) = tokio::task::spawn_blocking(move || store.shutdown_blocking()).await {
             tracing::error!(error = %e, "store shutdown task failed");

@@ -16,9 +16,10 @@ async fn health_reports_status_version_uptime_rooms_connections() {
     assert_eq!(json["version"], env!("CARGO_PKG_VERSION"));
     assert!(json["uptime_s"].is_u64(), "{json}");
     assert_eq!(json["rooms"], 0);
+    assert_eq!(json["connections"], 0, "no WebSocket is open");
     // This very request's connection is open.
     assert!(
-        json["connections"].as_u64().is_some_and(|n| n >= 1),
+        json["http_connections"].as_u64().is_some_and(|n| n >= 1),
         "{json}"
     );
     s.server.shutdown().await;

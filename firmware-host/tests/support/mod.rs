@@ -218,3 +218,22 @@ pub fn gunzip(bytes: &[u8]) -> Vec<u8> {
         .expect("valid gzip");
     out
 }
+
+/// Sends bytes and parses only the status line and headers (for answers that keep the
+/// connection open, like `101 Switching Protocols`).
+pub async fn send_head_only(addr: SocketAddr, bytes: &[u8]) -> Reply {
+    tokio::time::timeout(STEP, async {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        stream.write_all(bytes).await.expect("send request");
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = stream.read(&mut buf).await.expect("read");
+            assert!(n > 0, "closed before the headers ended");
+            answer.extend_from_slice(&buf[..n]);
+        }
+        parse(&answer)
+    })
+    .await
+    .expect("HTTP head within the time limit")
+}

@@ -1,0 +1,182 @@
+//! The WebSocket upgrade at `/ws`: checks the handshake and the browser Origin, establishes
+//! who is connecting from the cookies, answers 101, and hands the upgraded connection to the
+//! rooms [`Hub`](rooms::Hub).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{
+    CONNECTION, HOST, HeaderMap, HeaderValue, ORIGIN, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY,
+    SEC_WEBSOCKET_VERSION, SET_COOKIE, UPGRADE,
+};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+
+use crate::accounts;
+use crate::http::{ApiError, Body};
+use crate::server::App;
+
+/// Largest WebSocket message or frame the socket buffers. The hub refuses frames above
+/// `protocol::MAX_FRAME_BYTES` with a clear error; anything beyond this hard limit closes the
+/// connection before it is buffered whole.
+pub const MAX_WS_MESSAGE: usize = 64 * 1024;
+
+fn header_has_token(headers: &HeaderMap, name: hyper::header::HeaderName, token: &str) -> bool {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim().eq_ignore_ascii_case(token))
+}
+
+/// Whether a browser's `Origin` names the host it connects to. Clients that send no Origin
+/// (tools, bots) are allowed; `null` and other hosts are not (cross-site WebSocket hijacking).
+pub fn origin_allowed(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(ORIGIN) else {
+        return true;
+    };
+    let Some(host) = headers.get(HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let authority = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    authority.is_some_and(|a| a.trim_end_matches('/').eq_ignore_ascii_case(host.trim()))
+}
+
+/// Answers a WebSocket upgrade request and starts serving the connection with the hub.
+pub async fn upgrade(
+    app: &Arc<App>,
+    mut req: Request<Incoming>,
+) -> Result<Response<Body>, ApiError> {
+    if req.method() != Method::GET {
+        return Err(ApiError {
+            allow: Some("GET"),
+            ..ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "the WebSocket is opened with GET",
+            )
+        });
+    }
+    let headers = req.headers();
+    let is_upgrade = header_has_token(headers, CONNECTION, "upgrade")
+        && header_has_token(headers, UPGRADE, "websocket");
+    let Some(key) = headers.get(SEC_WEBSOCKET_KEY).filter(|_| is_upgrade) else {
+        return Err(ApiError::new(
+            StatusCode::UPGRADE_REQUIRED,
+            "websocket_required",
+            "/ws is a WebSocket endpoint: send a WebSocket upgrade request",
+        ));
+    };
+    if headers
+        .get(SEC_WEBSOCKET_VERSION)
+        .map(HeaderValue::as_bytes)
+        != Some(b"13")
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "websocket_version",
+            "only WebSocket version 13 is supported",
+        ));
+    }
+    if !origin_allowed(headers) {
+        tracing::warn!(origin = ?headers.get(ORIGIN), host = ?headers.get(HOST), "WebSocket refused: foreign Origin");
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "bad_origin",
+            "the page's Origin does not match this server",
+        ));
+    }
+    let accept = derive_accept_key(key.as_bytes());
+    let had_guest =
+        accounts::cookie(headers, accounts::GUEST_COOKIE).is_some_and(accounts::valid_guest_id);
+    let store = app.store.clone();
+    let cookie_headers = headers.clone();
+    let identity = tokio::task::spawn_blocking(move || {
+        accounts::identity_from_headers_blocking(&store, &cookie_headers)
+    })
+    .await
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))??;
+
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let h = response.headers_mut();
+    h.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
+    h.insert(UPGRADE, HeaderValue::from_static("websocket"));
+    h.insert(
+        SEC_WEBSOCKET_ACCEPT,
+        HeaderValue::from_str(&accept).expect("base64 is a valid header value"),
+    );
+    if !had_guest {
+        // The guest id the hub sees is the one the browser keeps.
+        let cookie = HeaderValue::from_str(&accounts::guest_cookie(&identity.guest_id))
+            .expect("hex guest id is a valid header value");
+        h.append(SET_COOKIE, cookie);
+    }
+
+    let on_upgrade = hyper::upgrade::on(&mut req);
+    let hub = app.hub.clone();
+    tokio::spawn(async move {
+        let upgraded = match on_upgrade.await {
+            Ok(upgraded) => upgraded,
+            Err(e) => {
+                tracing::debug!(error = %e, "WebSocket upgrade did not complete");
+                return;
+            }
+        };
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(MAX_WS_MESSAGE))
+            .max_frame_size(Some(MAX_WS_MESSAGE));
+        let ws =
+            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
+                .await;
+        hub.serve(ws, identity).await;
+    });
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(origin: Option<&str>, host: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(HOST, host.parse().expect("header"));
+        if let Some(o) = origin {
+            h.insert(ORIGIN, o.parse().expect("header"));
+        }
+        h
+    }
+
+    #[test]
+    fn origin_must_match_host_when_present() {
+        assert!(origin_allowed(&headers(None, "kiosk.local:8080")));
+        assert!(origin_allowed(&headers(
+            Some("http://kiosk.local:8080"),
+            "kiosk.local:8080"
+        )));
+        assert!(origin_allowed(&headers(
+            Some("http://KIOSK.local:8080"),
+            "kiosk.local:8080"
+        )));
+        assert!(!origin_allowed(&headers(
+            Some("http://evil.example"),
+            "kiosk.local:8080"
+        )));
+        assert!(!origin_allowed(&headers(Some("null"), "kiosk.local:8080")));
+        assert!(!origin_allowed(&headers(
+            Some("http://kiosk.local:9090"),
+            "kiosk.local:8080"
+        )));
+    }
+}
