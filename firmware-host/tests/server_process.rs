@@ -180,3 +180,66 @@ fn a_bad_flag_is_refused_with_a_message() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--bind"));
 }
+
+/// Opens a WebSocket with a cookie, sends hello and a `create_room` for an online Infinite XO
+/// room, and waits until the lobby lists it.
+async fn create_online_room(addr: SocketAddr, cookie: &str) -> String {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    let mut req = format!("ws://{addr}/ws")
+        .into_client_request()
+        .expect("request");
+    req.headers_mut()
+        .insert("Cookie", cookie.parse().expect("cookie"));
+    let tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let (mut ws, _) =
+        tokio::time::timeout(support::STEP, tokio_tungstenite::client_async(req, tcp))
+            .await
+            .expect("handshake in time")
+            .expect("handshake");
+    for msg in [
+        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
+        serde_json::json!({"create_room": {"id": 1, "room": {"game": "infinite", "opponent": {"player": {}}, "time_per_move_s": 30}}}),
+    ] {
+        ws.send(Message::text(msg.to_string())).await.expect("send");
+    }
+    for _ in 0..100 {
+        let rooms = request(addr, "GET", "/api/rooms", &[], None).await.json();
+        if let Some(id) = rooms[0]["id"].as_str() {
+            ws.close(None).await.expect("close");
+            return id.to_owned();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the room never appeared in the lobby");
+}
+
+#[tokio::test]
+async fn waiting_room_survives_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let registered = request(
+        server.addr,
+        "POST",
+        "/api/register",
+        &[("Content-Type", "application/json")],
+        Some(credentials("Host1", "password1").as_bytes()),
+    )
+    .await;
+    let cookie = registered
+        .cookie_pair("xo_session")
+        .expect("session cookie");
+    let room = create_online_room(server.addr, &cookie).await;
+    server.stop_with("-TERM");
+
+    let server = Process::start(dir.path(), &[]);
+    let rooms = request(server.addr, "GET", "/api/rooms", &[], None)
+        .await
+        .json();
+    assert_eq!(rooms[0]["id"], room.as_str(), "{rooms}");
+    assert_eq!(rooms[0]["players"], serde_json::json!(["Host1"]), "{rooms}");
+    assert_eq!(rooms[0]["per_move_ms"], 30_000, "{rooms}");
+    server.stop_with("-TERM");
+}
