@@ -66,6 +66,12 @@ impl Process {
         }
     }
 
+    /// SIGKILL: no chance to flush anything.
+    fn stop_with_kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reaped");
+    }
+
     /// Sends a signal with the system's `kill` and waits (bounded) for a clean exit.
     fn stop_with(mut self, signal: &str) {
         let status = Command::new("kill")
@@ -241,5 +247,44 @@ async fn waiting_room_survives_restart() {
     assert_eq!(rooms[0]["id"], room.as_str(), "{rooms}");
     assert_eq!(rooms[0]["players"], serde_json::json!(["Host1"]), "{rooms}");
     assert_eq!(rooms[0]["per_move_ms"], 30_000, "{rooms}");
+    server.stop_with("-TERM");
+}
+
+#[tokio::test]
+async fn announced_result_survives_sigkill() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let mut cookies = Vec::new();
+    for name in ["Winner", "Loser"] {
+        let reply = request(
+            server.addr,
+            "POST",
+            "/api/register",
+            &[("Content-Type", "application/json")],
+            Some(credentials(name, "password1").as_bytes()),
+        )
+        .await;
+        cookies.push(reply.cookie_pair("xo_session").expect("session cookie"));
+    }
+    let (room, _result) =
+        support::play_rated_until_resignation(server.addr, &cookies[0], &cookies[1]).await;
+    // No clean shutdown: players were told, so the result must already be on disk (P3).
+    server.stop_with_kill();
+
+    let server = Process::start(dir.path(), &[]);
+    let game = request(server.addr, "GET", &format!("/api/games/{room}"), &[], None).await;
+    assert_eq!(game.status, 200, "{}", game.text());
+    assert_eq!(
+        game.json()["rating_updates"].as_array().map(Vec::len),
+        Some(2)
+    );
+    let winner = request(server.addr, "GET", "/api/users/winner", &[], None)
+        .await
+        .json();
+    assert_eq!(winner["ratings"]["infinite"], 1216, "{winner}");
+    let loser = request(server.addr, "GET", "/api/users/loser", &[], None)
+        .await
+        .json();
+    assert_eq!(loser["ratings"]["infinite"], 1184, "{loser}");
     server.stop_with("-TERM");
 }

@@ -4,62 +4,7 @@
 
 mod support;
 
-use futures_util::{SinkExt, StreamExt};
-use support::{STEP, TestServer};
-use tokio::net::TcpStream;
-use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-
-type Ws = WebSocketStream<TcpStream>;
-
-async fn connect(s: &TestServer, cookie: &str) -> Ws {
-    let mut req = format!("ws://{}/ws", s.addr())
-        .into_client_request()
-        .expect("request");
-    req.headers_mut()
-        .insert("Cookie", cookie.parse().expect("cookie header"));
-    let tcp = TcpStream::connect(s.addr()).await.expect("connect");
-    let (mut ws, _) = tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
-        .await
-        .expect("handshake in time")
-        .expect("handshake");
-    send(
-        &mut ws,
-        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
-    )
-    .await;
-    ws
-}
-
-async fn send(ws: &mut Ws, value: serde_json::Value) {
-    ws.send(Message::text(value.to_string()))
-        .await
-        .expect("send");
-}
-
-/// Reads JSON messages until one satisfies `want` (at most 200 messages, each within STEP).
-async fn wait_for(
-    ws: &mut Ws,
-    what: &str,
-    want: impl Fn(&serde_json::Value) -> bool,
-) -> serde_json::Value {
-    for _ in 0..200 {
-        let msg = tokio::time::timeout(STEP, ws.next())
-            .await
-            .unwrap_or_else(|_| panic!("waiting for {what}: nothing in time"))
-            .expect("connection open")
-            .expect("valid frame");
-        if let Message::Text(text) = msg {
-            let value: serde_json::Value = serde_json::from_str(text.as_str()).expect("JSON");
-            assert!(value.get("error").is_none(), "waiting for {what}: {value}");
-            if want(&value) {
-                return value;
-            }
-        }
-    }
-    panic!("waiting for {what}: not among 200 messages");
-}
+use support::{TestServer, play_rated_until_resignation};
 
 #[tokio::test]
 async fn rated_resignation_is_stored_then_announced_with_both_changes() {
@@ -69,39 +14,8 @@ async fn rated_resignation_is_stored_then_announced_with_both_changes() {
     let host_id = s.get("/api/me", Some(&host_cookie)).await.json()["id"].clone();
     let joiner_id = s.get("/api/me", Some(&guest_cookie)).await.json()["id"].clone();
 
-    let mut host = connect(&s, &host_cookie).await;
-    send(
-        &mut host,
-        serde_json::json!({"create_room": {"id": 1, "room": {"game": "infinite", "opponent": {"player": {}}}}}),
-    )
-    .await;
-    let created = wait_for(&mut host, "the new room", |v| v.get("room").is_some()).await;
-    let room_id = created["room"]["room"]["id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("room id in {created}"))
-        .to_owned();
-
-    let mut joiner = connect(&s, &guest_cookie).await;
-    send(
-        &mut joiner,
-        serde_json::json!({"join": {"id": 2, "room": room_id}}),
-    )
-    .await;
-    wait_for(&mut joiner, "the seat", |v| v["room"]["id"] == 2).await;
-    send(
-        &mut joiner,
-        serde_json::json!({"ready": {"id": 3, "ready": true}}),
-    )
-    .await;
-    wait_for(&mut joiner, "ready acknowledged", |v| v["room"]["id"] == 3).await;
-    send(&mut host, serde_json::json!({"start": {"id": 4}})).await;
-    wait_for(&mut host, "the start", |v| v["room"]["id"] == 4).await;
-
-    send(&mut joiner, serde_json::json!({"resign": {"id": 5}})).await;
-    let result = wait_for(&mut host, "the result", |v| {
-        v["event"]["event"].get("result").is_some()
-    })
-    .await;
+    let (room_id, result) =
+        play_rated_until_resignation(s.addr(), &host_cookie, &guest_cookie).await;
     let ratings = result["event"]["event"]["result"]["ratings"]
         .as_array()
         .unwrap_or_else(|| panic!("ratings in {result}"))

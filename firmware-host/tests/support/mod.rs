@@ -237,3 +237,104 @@ pub async fn send_head_only(addr: SocketAddr, bytes: &[u8]) -> Reply {
     .await
     .expect("HTTP head within the time limit")
 }
+
+/// A JSON WebSocket client of the server.
+pub type Ws = tokio_tungstenite::WebSocketStream<TcpStream>;
+
+/// Opens `/ws` with an optional cookie and sends the client hello.
+pub async fn ws_connect(addr: SocketAddr, cookie: Option<&str>) -> Ws {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{addr}/ws")
+        .into_client_request()
+        .expect("request");
+    if let Some(c) = cookie {
+        req.headers_mut()
+            .insert("Cookie", c.parse().expect("cookie header"));
+    }
+    let tcp = TcpStream::connect(addr).await.expect("connect");
+    let (mut ws, _) = tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
+        .await
+        .expect("handshake in time")
+        .expect("handshake");
+    ws_send(
+        &mut ws,
+        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
+    )
+    .await;
+    ws
+}
+
+pub async fn ws_send(ws: &mut Ws, value: serde_json::Value) {
+    use futures_util::SinkExt;
+    ws.send(tokio_tungstenite::tungstenite::Message::text(
+        value.to_string(),
+    ))
+    .await
+    .expect("send");
+}
+
+/// Reads JSON messages until one satisfies `want` (at most 200 messages, each within
+/// [`STEP`]); an error message on the way fails the test.
+pub async fn ws_wait_for(
+    ws: &mut Ws,
+    what: &str,
+    want: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    use futures_util::StreamExt;
+    for _ in 0..200 {
+        let msg = tokio::time::timeout(STEP, ws.next())
+            .await
+            .unwrap_or_else(|_| panic!("waiting for {what}: nothing in time"))
+            .expect("connection open")
+            .expect("valid frame");
+        if let tokio_tungstenite::tungstenite::Message::Text(text) = msg {
+            let value: serde_json::Value = serde_json::from_str(text.as_str()).expect("JSON");
+            assert!(value.get("error").is_none(), "waiting for {what}: {value}");
+            if want(&value) {
+                return value;
+            }
+        }
+    }
+    panic!("waiting for {what}: not among 200 messages");
+}
+
+/// Plays a rated Infinite XO room between two signed-in players until the joiner resigns,
+/// and returns the room id and the result event as the host received it.
+pub async fn play_rated_until_resignation(
+    addr: SocketAddr,
+    host_cookie: &str,
+    joiner_cookie: &str,
+) -> (String, serde_json::Value) {
+    let mut host = ws_connect(addr, Some(host_cookie)).await;
+    ws_send(
+        &mut host,
+        serde_json::json!({"create_room": {"id": 1, "room": {"game": "infinite", "opponent": {"player": {}}}}}),
+    )
+    .await;
+    let created = ws_wait_for(&mut host, "the new room", |v| v.get("room").is_some()).await;
+    let room_id = created["room"]["room"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("room id in {created}"))
+        .to_owned();
+    let mut joiner = ws_connect(addr, Some(joiner_cookie)).await;
+    ws_send(
+        &mut joiner,
+        serde_json::json!({"join": {"id": 2, "room": room_id}}),
+    )
+    .await;
+    ws_wait_for(&mut joiner, "the seat", |v| v["room"]["id"] == 2).await;
+    ws_send(
+        &mut joiner,
+        serde_json::json!({"ready": {"id": 3, "ready": true}}),
+    )
+    .await;
+    ws_wait_for(&mut joiner, "ready acknowledged", |v| v["room"]["id"] == 3).await;
+    ws_send(&mut host, serde_json::json!({"start": {"id": 4}})).await;
+    ws_wait_for(&mut host, "the start", |v| v["room"]["id"] == 4).await;
+    ws_send(&mut joiner, serde_json::json!({"resign": {"id": 5}})).await;
+    let result = ws_wait_for(&mut host, "the result", |v| {
+        v["event"]["event"].get("result").is_some()
+    })
+    .await;
+    (room_id, result)
+}
