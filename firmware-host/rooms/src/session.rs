@@ -93,7 +93,20 @@ where
         room: None,
         outbox,
     };
-    let mut stop = Stop::Continue;
+    // The server's hello goes first, as JSON text: the client has not shown its framing yet.
+    // The client's hello must come before any intent.
+    let hello = ServerMsg::Hello {
+        version: PROTOCOL_VERSION,
+        user: s.member.user(),
+        name: s.member.name.clone(),
+        max_frame_bytes: u32::try_from(shared.config.max_frame_bytes).unwrap_or(u32::MAX),
+        max_messages_per_s: shared.config.max_messages_per_s,
+    };
+    let mut stop = if s.send(hello).await {
+        Stop::Continue
+    } else {
+        Stop::Close(CloseCode::Away, "")
+    };
     while matches!(stop, Stop::Continue) {
         tokio::select! {
             incoming = s.ws.next() => {
@@ -195,21 +208,8 @@ where
         if !self.hello {
             return match msg {
                 ClientMsg::Hello { version } if version == PROTOCOL_VERSION => {
-                    // The server's hello answers the client's, in the client's framing.
                     self.hello = true;
-                    let hello = ServerMsg::Hello {
-                        version: PROTOCOL_VERSION,
-                        user: self.member.user(),
-                        name: self.member.name.clone(),
-                        max_frame_bytes: u32::try_from(self.shared.config.max_frame_bytes)
-                            .unwrap_or(u32::MAX),
-                        max_messages_per_s: self.shared.config.max_messages_per_s,
-                    };
-                    if self.send(hello).await {
-                        Stop::Continue
-                    } else {
-                        Stop::Close(CloseCode::Away, "")
-                    }
+                    Stop::Continue
                 }
                 ClientMsg::Hello { version } => {
                     self.error(

@@ -403,16 +403,16 @@ async fn malformed_and_oversized_frames_get_errors_and_connection_stays_open() {
         .unwrap();
     // Speaking before hello is refused.
     let mut c = Client::start_raw(ws, Framing::Text);
+    assert!(matches!(
+        c.recv().await,
+        ServerMsg::Hello { user: None, .. }
+    ));
     c.send(ClientMsg::Ping { id: Some(1) }).await;
     assert_eq!(error_code(&c.recv().await), ErrorCode::HelloRequired);
     c.send(ClientMsg::Hello {
         version: protocol::PROTOCOL_VERSION,
     })
     .await;
-    assert!(matches!(
-        c.recv().await,
-        ServerMsg::Hello { user: None, .. }
-    ));
     c.send_raw(Message::text("{not json")).await;
     assert_eq!(error_code(&c.recv().await), ErrorCode::BadFrame);
     c.send_raw(Message::text(r#"{"teleport":{"cell":4}}"#))
@@ -450,6 +450,7 @@ async fn unsupported_version_closes_the_connection() {
         .await
         .unwrap();
     let mut c = Client::start_raw(ws, Framing::Binary);
+    assert!(matches!(c.recv().await, ServerMsg::Hello { .. }));
     c.send(ClientMsg::Hello { version: 999 }).await;
     assert_eq!(error_code(&c.recv().await), ErrorCode::UnsupportedVersion);
     assert_eq!(c.next().await, None);
