@@ -173,6 +173,16 @@ pub async fn handle(app: Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> 
     {
         response.headers_mut().append(SET_COOKIE, value);
     }
+    // Browsers must not guess a script out of a JSON error, or frame the app.
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        hyper::header::X_FRAME_OPTIONS,
+        HeaderValue::from_static("DENY"),
+    );
     tracing::debug!(
         %peer, %method, path, status = response.status().as_u16(),
         elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),

@@ -432,6 +432,10 @@ impl Store {
         let db = Database::create(&path)
             .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
         init_schema(&db)?;
+        let purged = purge_expired_sessions(&db, crate::accounts::now_ms())?;
+        if purged > 0 {
+            tracing::info!(purged, "expired sessions removed");
+        }
         let db = Arc::new(db);
         let (sender, receiver) = mpsc::channel();
         let writer_db = Arc::clone(&db);
@@ -774,6 +778,33 @@ fn init_schema(db: &Database) -> Result<(), StoreError> {
         }
     }
     txn.commit().map_err(store_err)
+}
+
+/// Removes sessions that expired before `now_ms` (A2: 30 days), so the table does not grow
+/// forever. Runs at open, before the writer starts. An unreadable record is kept, and logged.
+fn purge_expired_sessions(db: &Database, now_ms: u64) -> Result<u64, StoreError> {
+    let txn = db.begin_write().map_err(store_err)?;
+    let mut purged = 0;
+    {
+        let mut sessions = txn.open_table(SESSIONS).map_err(store_err)?;
+        sessions
+            .retain(
+                |_, bytes| match decode::<VersionedSession>(bytes, "session") {
+                    Ok(VersionedSession::V1(session)) if session.expires_ms <= now_ms => {
+                        purged += 1;
+                        false
+                    }
+                    Ok(VersionedSession::V1(_)) => true,
+                    Err(e) => {
+                        tracing::error!(error = %e, "keeping an unreadable session record");
+                        true
+                    }
+                },
+            )
+            .map_err(store_err)?;
+    }
+    txn.commit().map_err(store_err)?;
+    Ok(purged)
 }
 
 /// The writer thread: group commits until shut down or every sender is gone.

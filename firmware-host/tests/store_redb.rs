@@ -18,14 +18,19 @@ fn token(n: u8) -> [u8; 32] {
     [n; 32]
 }
 
+fn now() -> u64 {
+    firmware_host::accounts::now_ms()
+}
+
+/// Registers with a session `token(n)` that lives 30 days from now.
 fn register(store: &Store, name: &str, n: u8) -> UserId {
     store
         .register_blocking(
             name,
             "$argon2id$not-a-real-hash",
             token(n),
-            1_000,
-            1_000 + 30 * DAY_MS,
+            now(),
+            now() + 30 * DAY_MS,
         )
         .expect("registered")
 }
@@ -67,7 +72,7 @@ fn reopened_store_has_users_sessions_games_ratings_and_rooms() {
         sara = register(&store, "Sara", 1);
         omar = register(&store, "Omar", 2);
         store
-            .create_session_blocking(token(3), omar, 2_000, 2_000 + 30 * DAY_MS)
+            .create_session_blocking(token(3), omar, now(), now() + 30 * DAY_MS)
             .expect("session");
         let updates = store
             .commit_game_blocking(&finished(
@@ -99,7 +104,7 @@ fn reopened_store_has_users_sessions_games_ratings_and_rooms() {
     assert_eq!(record.xo.rating, 1200, "the other ladder is untouched (E1)");
     for (n, who) in [(1, sara), (2, omar), (3, omar)] {
         let account = store
-            .session_account_blocking(&token(n), 3_000)
+            .session_account_blocking(&token(n), now())
             .expect("read")
             .expect("session survives reopening (A2)");
         assert_eq!(account.id, who);
@@ -334,13 +339,13 @@ fn sessions_expire_and_can_be_deleted() {
     let a = register(&store, "alpha", 1);
     assert!(
         store
-            .session_account_blocking(&token(1), 2_000)
+            .session_account_blocking(&token(1), now())
             .expect("read")
             .is_some()
     );
     assert_eq!(
         store
-            .session_account_blocking(&token(1), 1_000 + 30 * DAY_MS)
+            .session_account_blocking(&token(1), now() + 31 * DAY_MS)
             .expect("read"),
         None,
         "A2: 30 days"
@@ -487,4 +492,35 @@ fn writes_after_shutdown_fail_cleanly() {
         store.load_rooms_blocking().expect("reads still work"),
         vec![]
     );
+}
+
+#[test]
+fn expired_sessions_are_purged_when_the_store_opens() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = open(dir.path());
+    let a = register(&store, "alpha", 1);
+    // Expired long ago (1970) and one that is live for 30 days from now.
+    store
+        .create_session_blocking(token(7), a, 0, 1)
+        .expect("old session");
+    let now = firmware_host::accounts::now_ms();
+    store
+        .create_session_blocking(token(8), a, now, now + 30 * DAY_MS)
+        .expect("live session");
+    store.shutdown_blocking();
+    drop(store);
+    {
+        use redb::{Database, ReadableDatabase, ReadableTableMetadata, TableDefinition};
+        let sessions: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("sessions");
+        let store = open(dir.path());
+        store.shutdown_blocking();
+        drop(store);
+        let db = Database::create(dir.path().join(firmware_host::store::DB_FILE)).expect("db");
+        let txn = db.begin_read().expect("read");
+        let table = txn.open_table(sessions).expect("sessions");
+        // Register's own live session (token 1) and token 8 are left; token 7 is gone.
+        assert_eq!(table.len().expect("len"), 2);
+        assert!(table.get([7u8; 32].as_slice()).expect("get").is_none());
+        assert!(table.get([8u8; 32].as_slice()).expect("get").is_some());
+    }
 }
