@@ -154,6 +154,7 @@ async fn run(
         tokio::select! {
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
+                let was_viewed = !actor.room.is_empty();
                 match msg {
                     RoomMsg::Intent { member, intent, id, outbox } => {
                         actor.intent(member, intent, id, outbox).await;
@@ -173,7 +174,8 @@ async fn run(
                         break;
                     }
                 }
-                if !actor.room.is_empty() {
+                // The idle countdown starts when the last viewer leaves.
+                if was_viewed || !actor.room.is_empty() {
                     empty_since = Instant::now();
                 }
             }

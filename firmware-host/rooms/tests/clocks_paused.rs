@@ -200,3 +200,35 @@ async fn clocks_keep_running_while_players_are_away() {
     assert!(view.seats.iter().all(|s| !s.present));
     hub.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn abandoned_bot_game_closes_after_idle_time() {
+    let config = HubConfig {
+        idle_room_close: Duration::from_secs(600),
+        ..HubConfig::default()
+    };
+    let hub = Hub::start(Arc::new(MemoryStore::default()), config);
+    let mut kiosk = connect(&hub, guest("kiosk")).await;
+    kiosk
+        .ask(|id| ClientMsg::CreateRoom {
+            id,
+            room: CreateRoom {
+                game: Game::Xo,
+                opponent: OpponentRequest::Bot {
+                    difficulty: None,
+                    side: None,
+                },
+                time_per_move_s: None,
+            },
+        })
+        .await;
+    assert_eq!(hub.lobby().len(), 1);
+    drop(kiosk);
+    tokio::time::sleep(Duration::from_secs(599)).await;
+    assert_eq!(hub.lobby().len(), 1, "still there before the idle time");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        hub.lobby().is_empty(),
+        "closed once nobody viewed it for the idle time"
+    );
+}

@@ -679,3 +679,108 @@ async fn reconnection_resends_full_state_and_restart_restores_the_game() {
         clock.remaining_ms
     );
 }
+
+#[tokio::test]
+async fn accepted_request_moves_player_and_reopens_old_seat() {
+    let (_hub, _store, addr) = start_hub().await;
+    let mut sara = connect(addr, "user=1&name=sara", Framing::Text).await;
+    let old = create(&mut sara, online(Game::Xo, JoiningRequest::Open)).await;
+    let mut omar = connect(addr, "user=2&name=omar", Framing::Binary).await;
+    let old_id = old.id.clone();
+    omar.ask(|id| ClientMsg::Join {
+        id,
+        room: old_id.clone(),
+        passcode: None,
+    })
+    .await;
+    let mut lina = connect(addr, "user=3&name=lina", Framing::Text).await;
+    let new = create(&mut lina, online(Game::Infinite, JoiningRequest::Approval)).await;
+    let new_id = new.id.clone();
+    omar.ask(|id| ClientMsg::Join {
+        id,
+        room: new_id.clone(),
+        passcode: None,
+    })
+    .await;
+    // The pending request keeps the old seat (M3.4); only presence changed.
+    let seen = sara
+        .until("omar away", |m| {
+            matches!(m, ServerMsg::Room { room, .. } if room.seats[1].player.is_some() && !room.seats[1].present)
+        })
+        .await;
+    assert!(room_of(&seen).seats[1].player.is_some());
+    // Acceptance moves him and reopens the old seat.
+    let accepted = lina.ask(|id| ClientMsg::Accept { id, user: 2 }).await;
+    assert!(room_of(&accepted).seats[1].player.is_some());
+    sara.until(
+        "seat reopened",
+        |m| matches!(m, ServerMsg::Room { room, .. } if room.seats[1].player.is_none()),
+    )
+    .await;
+    let lobby = omar.ask(|id| ClientMsg::WatchLobby { id }).await;
+    let ServerMsg::Lobby { rooms, .. } = lobby else {
+        panic!("{lobby:?}")
+    };
+    assert!(rooms.iter().any(|r| r.id == old_id && r.open_seat));
+}
+
+#[tokio::test]
+async fn host_leaving_waiting_room_closes_it_and_tells_seated_player() {
+    let (hub, _store, addr) = start_hub().await;
+    let mut sara = connect(addr, "user=1&name=sara", Framing::Text).await;
+    let room = create(&mut sara, online(Game::Xo, JoiningRequest::Open)).await;
+    let mut omar = connect(addr, "user=2&name=omar", Framing::Text).await;
+    let id = room.id.clone();
+    omar.ask(|rid| ClientMsg::Join {
+        id: rid,
+        room: id.clone(),
+        passcode: None,
+    })
+    .await;
+    let left = sara.ask(|id| ClientMsg::Exit { id }).await;
+    assert!(matches!(left, ServerMsg::Left { .. }));
+    let closed = omar
+        .until("room closed", |m| {
+            matches!(
+                m,
+                ServerMsg::Event {
+                    event: Event::RoomClosed { .. }
+                }
+            )
+        })
+        .await;
+    assert!(matches!(
+        closed,
+        ServerMsg::Event {
+            event: Event::RoomClosed {
+                reason: protocol::CloseReason::HostLeft,
+                ..
+            }
+        }
+    ));
+    omar.until("left", |m| matches!(m, ServerMsg::Left { .. }))
+        .await;
+    assert!(hub.lobby().is_empty());
+    // Both may sit elsewhere again.
+    let again = create(&mut omar, online(Game::Xo, JoiningRequest::Open)).await;
+    assert_eq!(again.you.seat, Some(0));
+}
+
+#[tokio::test]
+async fn repeated_bad_frames_close_the_connection() {
+    let (_hub, _store, addr) = start_hub().await;
+    let mut c = connect(addr, "guest=noise", Framing::Text).await;
+    let mut errors = 0;
+    for _ in 0..10 {
+        c.send_raw(Message::text("garbage")).await;
+        match c.next().await {
+            Some(ServerMsg::Error {
+                code: ErrorCode::BadFrame,
+                ..
+            }) => errors += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(errors, 10);
+    assert_eq!(c.next().await, None, "closed after ten bad frames in a row");
+}
