@@ -48,6 +48,16 @@ pub struct Cli {
     )]
     pub kiosk_idle: u64,
 
+    /// Most WebSocket connections open at once from one client address; further upgrades
+    /// get 429. 0 means no limit (for load tests from one machine).
+    #[arg(
+        long,
+        env = "XO_MAX_WS_PER_ADDRESS",
+        default_value_t = 32,
+        value_name = "N"
+    )]
+    pub max_ws_per_address: usize,
+
     /// After binding, write the bound port number (digits and a newline) to this file, for
     /// scripts and tests that start the server with port 0.
     #[arg(long, env = "XO_PORT_FILE", value_name = "FILE")]
@@ -60,6 +70,8 @@ pub struct Config {
     pub bind: SocketAddr,
     pub data_dir: PathBuf,
     pub kiosk_idle_s: u64,
+    /// 0: no limit.
+    pub max_ws_per_address: usize,
     pub port_file: Option<PathBuf>,
 }
 
@@ -70,6 +82,7 @@ impl Config {
             bind: SocketAddr::from(([127, 0, 0, 1], 0)),
             data_dir: data_dir.into(),
             kiosk_idle_s: 120,
+            max_ws_per_address: 32,
             port_file: None,
         }
     }
@@ -81,6 +94,7 @@ impl From<&Cli> for Config {
             bind: cli.bind,
             data_dir: cli.data_dir.clone(),
             kiosk_idle_s: cli.kiosk_idle,
+            max_ws_per_address: cli.max_ws_per_address,
             port_file: cli.port_file.clone(),
         }
     }

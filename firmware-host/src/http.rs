@@ -194,7 +194,7 @@ pub async fn handle(app: Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> 
 async fn route(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
     let path = req.uri().path().to_owned();
     if path == "/ws" {
-        return crate::ws::upgrade(app, req).await;
+        return crate::ws::upgrade(app, peer, req).await;
     }
     let Some(api_path) = path.strip_prefix("/api") else {
         return static_file(&req, &path);

@@ -41,6 +41,8 @@ pub struct App {
     pub connections: AtomicUsize,
     /// Rooms, the lobby and WebSocket sessions.
     pub hub: Hub,
+    /// Open WebSocket connections per client address.
+    pub ws_per_address: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>,
 }
 
 /// A running server.
@@ -83,6 +85,7 @@ impl Server {
             hash_permits: Semaphore::new(HASH_PERMITS),
             connections: AtomicUsize::new(0),
             hub,
+            ws_per_address: std::sync::Mutex::default(),
         });
         let (stop, stopped) = watch::channel(false);
         let accept_task = tokio::spawn(accept_loop(listener, Arc::clone(&app), stopped));

@@ -2,6 +2,7 @@
 //! who is connecting from the cookies, answers 101, and hands the upgraded connection to the
 //! rooms [`Hub`](rooms::Hub).
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -53,9 +54,52 @@ pub fn origin_allowed(headers: &HeaderMap) -> bool {
     authority.is_some_and(|a| a.trim_end_matches('/').eq_ignore_ascii_case(host.trim()))
 }
 
+/// One open WebSocket of a client address, counted until dropped.
+struct AddressSlot {
+    app: Arc<App>,
+    ip: IpAddr,
+}
+
+impl AddressSlot {
+    /// Takes a slot for `ip`, or `None` when it already holds the configured maximum.
+    fn take(app: &Arc<App>, ip: IpAddr) -> Option<AddressSlot> {
+        let limit = app.config.max_ws_per_address;
+        let mut open = app
+            .ws_per_address
+            .lock()
+            .expect("address counts lock not poisoned");
+        let count = open.entry(ip).or_insert(0);
+        if limit != 0 && *count >= limit {
+            return None;
+        }
+        *count += 1;
+        Some(AddressSlot {
+            app: Arc::clone(app),
+            ip,
+        })
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut open = self
+            .app
+            .ws_per_address
+            .lock()
+            .expect("address counts lock not poisoned");
+        if let Some(count) = open.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
+
 /// Answers a WebSocket upgrade request and starts serving the connection with the hub.
 pub async fn upgrade(
     app: &Arc<App>,
+    peer: SocketAddr,
     mut req: Request<Incoming>,
 ) -> Result<Response<Body>, ApiError> {
     if req.method() != Method::GET {
@@ -97,6 +141,14 @@ pub async fn upgrade(
             "the page's Origin does not match this server",
         ));
     }
+    let Some(slot) = AddressSlot::take(app, peer.ip()) else {
+        tracing::warn!(%peer, limit = app.config.max_ws_per_address, "WebSocket refused: too many from this address");
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_connections",
+            "too many open WebSocket connections from this address",
+        ));
+    };
     let accept = derive_accept_key(key.as_bytes());
     let had_guest =
         accounts::cookie(headers, accounts::GUEST_COOKIE).is_some_and(accounts::valid_guest_id);
@@ -127,6 +179,7 @@ pub async fn upgrade(
     let on_upgrade = hyper::upgrade::on(&mut req);
     let hub = app.hub.clone();
     tokio::spawn(async move {
+        let _slot = slot;
         let upgraded = match on_upgrade.await {
             Ok(upgraded) => upgraded,
             Err(e) => {

@@ -187,3 +187,39 @@ async fn oversized_websocket_message_closes_the_connection() {
     assert!(ended);
     s.server.shutdown().await;
 }
+
+#[tokio::test]
+async fn websockets_per_address_are_limited() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = firmware_host::Config {
+        max_ws_per_address: 2,
+        ..firmware_host::Config::for_tests(dir.path())
+    };
+    let server = firmware_host::Server::start(config).await.expect("start");
+    let addr = server.local_addr();
+    let first = support::ws_connect(addr, None).await;
+    let second = support::ws_connect(addr, None).await;
+    let raw = format!(
+        "GET /ws HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    );
+    // Closing after the refusal lets the helper read to the end.
+    let refused = raw.replace("Connection: Upgrade", "Connection: Upgrade, close");
+    support::send_raw(addr, refused.as_bytes())
+        .await
+        .assert_error(429, "too_many_connections");
+    drop(first);
+    // The slot frees once the server sees the connection end.
+    let mut freed = false;
+    for _ in 0..100 {
+        let reply = send_head_only(addr, raw.as_bytes()).await;
+        if reply.status == 101 {
+            freed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(freed, "a closed connection gives its slot back");
+    drop(second);
+    server.shutdown().await;
+}

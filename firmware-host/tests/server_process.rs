@@ -112,6 +112,8 @@ fn help_documents_every_flag_and_its_environment_variable() {
         "XO_KIOSK_IDLE",
         "120",
         "--port-file",
+        "--max-ws-per-address",
+        "XO_MAX_WS_PER_ADDRESS",
     ] {
         assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
     }
