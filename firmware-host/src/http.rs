@@ -1,7 +1,28 @@
-//! Routing and the HTTP handlers: the JSON API under `/api`, the embedded UI everywhere else.
+//! Routing and the HTTP handlers: the JSON API under `/api`, the WebSocket at `/ws`, the
+//! embedded UI everywhere else.
 //!
 //! Every error is JSON `{"code": "...", "message": "..."}` with a 4xx or 5xx status; the
-//! mapping from failure to status, code and log level lives in [`ApiError`].
+//! mapping from failure to status, code and log level lives in [`ApiError`]. Request bodies
+//! are JSON of at most [`MAX_BODY`] bytes.
+//!
+//! | route | answer |
+//! | --- | --- |
+//! | `GET /api/health` | `{status, version, uptime_s, rooms, rooms_waiting, rooms_playing, connections (WebSockets), players_online, http_connections, ui_built}` |
+//! | `GET /api/config` | `{kiosk_idle_s, version, protocol_version}` |
+//! | `POST /api/register` `{username, password}` | 201 `{id, username}` + `xo_session` cookie; 400 `invalid_username` / `invalid_password`, 409 `username_taken` |
+//! | `POST /api/login` `{username, password}` | 200 `{id, username}` + cookie; 401 `bad_credentials`; 429 `too_many_attempts` with `Retry-After` |
+//! | `POST /api/logout` | 200 `{signed_in: false}`, session deleted, cookie cleared |
+//! | `GET /api/me` | 200 `{id, username}`; 401 `not_signed_in` |
+//! | `GET /api/users/{name}` | `{id, username, created_ms, ratings: {xo, infinite}, points, ladders: {xo, infinite}: {rating, points, wins, draws, losses, games}, recent_games: [game…]}`; 404 `unknown_user` |
+//! | `GET /api/leaderboard?game=xo\|infinite` | `{game, players: [{rank, id, username, rating, points, wins, draws, losses, games}]}`; 400 `bad_game` |
+//! | `GET /api/games/{id}` | the `FinishedGame` fields plus `winner` (`"x"`, `"o"`, null) and `rating_updates: [{user, mark, before, after, change}]`; 404 `unknown_game` |
+//! | `GET /api/rooms` | the lobby: `[RoomSummary]` (protocol crate) |
+//! | `GET /ws` | WebSocket upgrade (see [`crate::ws`]) |
+//! | other `GET /…` | an embedded file, or `index.html` for client-side routes |
+//!
+//! Other failures: 404 `not_found` (unknown `/api` path or missing file), 405
+//! `method_not_allowed` with `Allow`, 413 `body_too_large`, 400 `bad_json`, 500 `internal`.
+//! Any response to a client without an `xo_guest` cookie sets one.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
