@@ -1,0 +1,64 @@
+//! The kiosk's home (U7): Play a friend, Play the bot (game, difficulty, side, time), live
+//! rooms to watch, and the QR code of the address phones should open. No sign-in.
+
+use yew::prelude::*;
+
+use crate::create_form::Opponent;
+use crate::dom;
+use crate::i18n::T;
+
+use super::app::use_ctx;
+use super::create_room::CreateRoomBox;
+use super::lobby_list::LobbyList;
+use super::navbar::Navbar;
+use super::qr::Qr;
+
+/// Which of the two big buttons is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Friend,
+    Bot,
+}
+
+#[component]
+pub fn Kiosk() -> Html {
+    let ctx = use_ctx();
+    let open = use_state(|| Open::Bot);
+    let address = ctx.state.public_url.clone().unwrap_or_else(dom::origin);
+    let button = |which: Open, label: T, id: &str| {
+        let open = open.clone();
+        let expanded = *open == which;
+        let onclick = Callback::from(move |_| open.set(which));
+        html! {
+            <button type="button" class={classes!("kiosk-choice", expanded.then_some("active"))}
+                id={id.to_owned()} aria-expanded={expanded.to_string()} {onclick}>{ ctx.t(label) }</button>
+        }
+    };
+    html! {
+        <>
+            <Navbar />
+            <main id="main" class="kiosk-home">
+                <section class="kiosk-play">
+                    { button(Open::Friend, T::PlayFriend, "play-friend") }
+                    if *open == Open::Friend {
+                        <CreateRoomBox prefix="friend" fixed={Some(Opponent::Local)} submit={AttrValue::from(ctx.t(T::StartGame))} />
+                    }
+                    { button(Open::Bot, T::PlayBot, "play-bot") }
+                    if *open == Open::Bot {
+                        <CreateRoomBox prefix="bot" fixed={Some(Opponent::Bot)} submit={AttrValue::from(ctx.t(T::StartGame))} />
+                    }
+                </section>
+                <section class="kiosk-side">
+                    <h2>{ ctx.t(T::JoinFromPhone) }</h2>
+                    <div class="qr-box">
+                        <Qr text={AttrValue::from(address.clone())}
+                            label={AttrValue::from(ctx.lang().f(T::QrLabel, &[&address]))} />
+                        <p class="address" dir="ltr">{ address.clone() }</p>
+                    </div>
+                    <h2>{ ctx.t(T::LiveRooms) }</h2>
+                    <LobbyList rooms={ctx.state.lobby.clone()} kiosk={true} />
+                </section>
+            </main>
+        </>
+    }
+}

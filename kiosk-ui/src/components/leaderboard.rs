@@ -1,0 +1,84 @@
+//! The leaderboard of one game's ladder (E5), with a switch between the two games.
+
+use engine::Game;
+use yew::prelude::*;
+
+use crate::api::{self, ApiError, Leaderboard};
+use crate::i18n::T;
+use crate::route::Route;
+
+use super::app::use_ctx;
+use super::link::Link;
+use super::navbar::Navbar;
+
+#[derive(Debug, Properties, PartialEq)]
+pub struct LeaderboardProps {
+    pub game: Game,
+}
+
+#[component]
+pub fn LeaderboardPage(props: &LeaderboardProps) -> Html {
+    let ctx = use_ctx();
+    let lang = ctx.lang();
+    let data = use_state(|| None::<Result<Leaderboard, ApiError>>);
+    {
+        let data = data.clone();
+        use_effect_with(props.game, move |game| {
+            data.set(None);
+            let game = *game;
+            wasm_bindgen_futures::spawn_local(async move {
+                data.set(Some(api::leaderboard(game).await));
+            });
+        });
+    }
+    let tabs = Game::ALL.iter().map(|&g| {
+        let current = g == props.game;
+        html! {
+            <Link to={Route::Leaderboard(g)} class={classes!("tab", current.then_some("current"))}>
+                { lang.game(g) }
+            </Link>
+        }
+    }).collect::<Html>();
+    let body = match &*data {
+        None => html! { <p role="status">{ ctx.t(T::Loading) }</p> },
+        Some(Err(_)) => html! { <p role="alert">{ ctx.t(T::ErrNetwork) }</p> },
+        Some(Ok(board)) if board.players.is_empty() => {
+            html! { <p class="note">{ ctx.t(T::NoPlayers) }</p> }
+        }
+        Some(Ok(board)) => html! {
+            <table class="leaderboard" id="leaderboard">
+                <thead><tr>
+                    <th scope="col">{ ctx.t(T::RankCol) }</th>
+                    <th scope="col">{ ctx.t(T::PlayerCol) }</th>
+                    <th scope="col">{ ctx.t(T::RatingCol) }</th>
+                    <th scope="col" class="wide-only">{ ctx.t(T::Wins) }</th>
+                    <th scope="col" class="wide-only">{ ctx.t(T::Draws) }</th>
+                    <th scope="col" class="wide-only">{ ctx.t(T::Losses) }</th>
+                    <th scope="col">{ ctx.t(T::Points) }</th>
+                </tr></thead>
+                <tbody>
+                    { for board.players.iter().map(|p| html! {
+                        <tr>
+                            <td>{ p.rank }</td>
+                            <td><Link to={Route::Profile(p.username.clone())}>{ p.username.clone() }</Link></td>
+                            <td>{ p.rating }</td>
+                            <td class="wide-only">{ p.wins }</td>
+                            <td class="wide-only">{ p.draws }</td>
+                            <td class="wide-only">{ p.losses }</td>
+                            <td>{ p.points }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        },
+    };
+    html! {
+        <>
+            <Navbar title={AttrValue::from(ctx.t(T::LeaderboardTitle))} />
+            <main id="main" class="page">
+                <nav class="tabs" aria-label={ctx.t(T::FieldGame)}>{ tabs }</nav>
+                { body }
+            </main>
+        </>
+    }
+}

@@ -1,0 +1,38 @@
+//! An in-app link: a real `<a href>` (so it can be opened in a new tab or shared) that
+//! navigates without reloading the page.
+
+use yew::prelude::*;
+
+use crate::route::Route;
+
+use super::app::use_ctx;
+
+#[derive(Debug, Properties, PartialEq)]
+pub struct LinkProps {
+    pub to: Route,
+    #[prop_or_default]
+    pub class: Classes,
+    #[prop_or_default]
+    pub label: Option<AttrValue>,
+    #[prop_or_default]
+    pub children: Html,
+}
+
+#[component]
+pub fn Link(props: &LinkProps) -> Html {
+    let ctx = use_ctx();
+    let to = props.to.clone();
+    let onclick = Callback::from(move |e: MouseEvent| {
+        // Let the browser handle new-tab clicks.
+        if e.ctrl_key() || e.meta_key() || e.shift_key() || e.button() != 0 {
+            return;
+        }
+        e.prevent_default();
+        ctx.navigate(to.clone());
+    });
+    html! {
+        <a href={props.to.path()} class={props.class.clone()} aria-label={props.label.clone()} {onclick}>
+            { props.children.clone() }
+        </a>
+    }
+}

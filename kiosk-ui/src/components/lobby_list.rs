@@ -1,0 +1,62 @@
+//! The live room list (lobby, kiosk "Live rooms").
+
+use protocol::RoomSummary;
+use yew::prelude::*;
+
+use crate::i18n::T;
+use crate::room_model::summary_text;
+use crate::route::Route;
+
+use super::app::use_ctx;
+use super::link::Link;
+
+#[derive(Debug, Properties, PartialEq)]
+pub struct LobbyListProps {
+    pub rooms: Vec<RoomSummary>,
+    /// Room links open the kiosk's room screen.
+    #[prop_or_default]
+    pub kiosk: bool,
+}
+
+#[component]
+pub fn LobbyList(props: &LobbyListProps) -> Html {
+    let ctx = use_ctx();
+    let lang = ctx.lang();
+    if props.rooms.is_empty() {
+        let t = if props.kiosk {
+            T::NoLiveRooms
+        } else {
+            T::LobbyEmpty
+        };
+        return html! { <p class="note empty-list" id="lobby-empty">{ ctx.t(t) }</p> };
+    }
+    html! {
+        <ul class="room-list" id="room-list">
+            { for props.rooms.iter().map(|room| {
+                let s = summary_text(room, lang);
+                let to = Route::Room { id: room.id.clone(), kiosk: props.kiosk };
+                let action = if room.open_seat && !props.kiosk { T::OpenRoom } else { T::Watch };
+                html! {
+                    <li class="room-row" data-room={room.id.clone()}>
+                        <Link to={to} class="room-link">
+                            <span class="room-main">
+                                <strong class="room-game">{ s.game }</strong>
+                                { " · " }
+                                <span class="room-players">{ s.players }</span>
+                            </span>
+                            <span class="room-meta">
+                                <span>{ s.kind }</span>
+                                { " · " }
+                                <span>{ s.state }</span>
+                                if let Some(j) = s.joining { { " · " }<span>{ j }</span> }
+                                { " · " }
+                                <span>{ s.spectators }</span>
+                            </span>
+                            <span class="room-action">{ ctx.t(action) }<span aria-hidden="true">{ " ▶" }</span></span>
+                        </Link>
+                    </li>
+                }
+            }) }
+        </ul>
+    }
+}

@@ -1,0 +1,28 @@
+//! One file per component (STYLE 13). Components read the shared [`Ctx`] and keep only
+//! local, visual state (a focused cell, an open confirmation); everything the server decides
+//! arrives through the app's reducer.
+
+pub mod app;
+pub mod board;
+pub mod clock;
+pub mod create_room;
+pub mod elo_panel;
+pub mod game_replay;
+pub mod home;
+pub mod kiosk;
+pub mod lang_switch;
+pub mod leaderboard;
+pub mod link;
+pub mod live_region;
+pub mod lobby_list;
+pub mod navbar;
+pub mod notice;
+pub mod player_card;
+pub mod profile;
+pub mod qr;
+pub mod replay;
+pub mod room;
+pub mod rules;
+pub mod sign_in;
+
+pub use app::{App, Ctx};

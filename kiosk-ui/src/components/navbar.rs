@@ -1,0 +1,67 @@
+//! The navbar: top-left links (on a room screen they change only presence, M3.10), the
+//! language switch, and the screen's own controls on the right (U9).
+
+use yew::prelude::*;
+
+use crate::i18n::T;
+use crate::route::Route;
+
+use super::app::use_ctx;
+use super::lang_switch::LangSwitch;
+use super::link::Link;
+
+#[derive(Debug, Properties, PartialEq)]
+pub struct NavbarProps {
+    /// The screen's title, centred.
+    #[prop_or_default]
+    pub title: Option<AttrValue>,
+    /// Controls on the trailing side (Resign, Exit …).
+    #[prop_or_default]
+    pub actions: Html,
+}
+
+#[component]
+pub fn Navbar(props: &NavbarProps) -> Html {
+    let ctx = use_ctx();
+    let route = &ctx.state.route;
+    let kiosk = route.is_kiosk();
+    let home = route.home();
+    let home_label = if kiosk { T::NavHome } else { T::NavLobby };
+    let account_link = if kiosk {
+        // U7: no sign-in on the kiosk.
+        html! {}
+    } else {
+        match &ctx.state.account {
+            Some(Some(account)) => html! {
+                <Link to={Route::Profile(account.username.clone())} class="nav-link">
+                    { account.username.clone() }
+                </Link>
+            },
+            _ => html! {
+                <Link to={Route::SignIn} class="nav-link">{ ctx.t(T::NavSignIn) }</Link>
+            },
+        }
+    };
+    html! {
+        <header class="navbar">
+            <nav class="nav-start" aria-label={ctx.t(T::NavMain)}>
+                <Link to={home} class="nav-link home-link">
+                    <span aria-hidden="true" class="back-arrow">{ "◀" }</span>
+                    { ctx.t(home_label) }
+                </Link>
+                if !kiosk {
+                    <Link to={Route::Leaderboard(engine::Game::Xo)} class="nav-link wide-only">
+                        { ctx.t(T::NavLeaderboard) }
+                    </Link>
+                    <Link to={Route::Rules} class="nav-link wide-only">{ ctx.t(T::NavRules) }</Link>
+                }
+                { account_link }
+            </nav>
+            <h1 class="nav-title">{ props.title.clone().unwrap_or_else(|| ctx.t(T::AppName).into()) }</h1>
+            <div class="nav-end">
+                { props.actions.clone() }
+                <LangSwitch />
+            </div>
+        </header>
+    }
+}

@@ -1,0 +1,476 @@
+//! Every string the app shows, in English and Arabic (U6), looked up by key.
+//!
+//! Templates hold numbered holes `{0}`, `{1}` … filled by [`fill`]; a test checks that both
+//! languages of every key have the same holes, so a translation can never drop a value.
+
+use engine::{Cell, Game, Mark};
+
+/// A language of the interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Lang {
+    #[default]
+    En,
+    Ar,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 2] = [Lang::En, Lang::Ar];
+
+    /// The BCP 47 code, for `<html lang>` and local storage.
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Ar => "ar",
+        }
+    }
+
+    /// The page direction: Arabic lays out right to left (the board never does).
+    pub fn dir(self) -> &'static str {
+        match self {
+            Lang::En => "ltr",
+            Lang::Ar => "rtl",
+        }
+    }
+
+    /// The language's own name, for the switcher.
+    pub fn native_name(self) -> &'static str {
+        match self {
+            Lang::En => "English",
+            Lang::Ar => "عربي",
+        }
+    }
+
+    /// Reads a stored code; anything unknown is `None`.
+    pub fn from_code(code: &str) -> Option<Lang> {
+        match code.trim() {
+            "en" => Some(Lang::En),
+            "ar" => Some(Lang::Ar),
+            _ => None,
+        }
+    }
+
+    /// The text of `key` in this language.
+    pub fn t(self, key: T) -> &'static str {
+        key.get(self)
+    }
+
+    /// The text of `key` with its holes filled.
+    pub fn f(self, key: T, args: &[&str]) -> String {
+        fill(key.get(self), args)
+    }
+
+    pub fn game(self, game: Game) -> &'static str {
+        self.t(match game {
+            Game::Xo => T::GameXo,
+            Game::Infinite => T::GameInfinite,
+        })
+    }
+
+    /// The spoken name of a cell (SPEC "Games"); English uses the engine's names.
+    pub fn cell(self, cell: Cell) -> &'static str {
+        const AR: [&str; 9] = [
+            "أعلى اليسار",
+            "أعلى الوسط",
+            "أعلى اليمين",
+            "وسط اليسار",
+            "المركز",
+            "وسط اليمين",
+            "أسفل اليسار",
+            "أسفل الوسط",
+            "أسفل اليمين",
+        ];
+        let i = usize::from(cell).min(8);
+        match self {
+            Lang::En => engine::CELL_NAMES[i],
+            Lang::Ar => AR[i],
+        }
+    }
+}
+
+/// A mark as written on the board. Both languages write the Latin letters, as on the board.
+pub fn mark(m: Mark) -> &'static str {
+    match m {
+        Mark::X => "X",
+        Mark::O => "O",
+    }
+}
+
+/// Replaces `{0}`, `{1}` … in `template` with `args`; a hole without an argument stays empty.
+pub fn fill(template: &str, args: &[&str]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) if after[..close].chars().all(|c| c.is_ascii_digit()) && close > 0 => {
+                let n: usize = after[..close].parse().unwrap_or(usize::MAX);
+                out.push_str(args.get(n).copied().unwrap_or(""));
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The holes a template uses, sorted.
+pub fn holes(template: &str) -> Vec<usize> {
+    let mut found: Vec<usize> = template
+        .split('{')
+        .skip(1)
+        .filter_map(|s| s.split_once('}'))
+        .filter_map(|(n, _)| n.parse().ok())
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+macro_rules! texts {
+    ($($key:ident => $en:literal, $ar:literal;)*) => {
+        /// A key of the string table.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum T { $($key,)* }
+
+        impl T {
+            /// Every key, for tests.
+            pub const ALL: &'static [T] = &[$(T::$key,)*];
+
+            pub fn get(self, lang: Lang) -> &'static str {
+                match lang {
+                    Lang::En => match self { $(T::$key => $en,)* },
+                    Lang::Ar => match self { $(T::$key => $ar,)* },
+                }
+            }
+        }
+    };
+}
+
+texts! {
+    AppName => "XO Kiosk", "إكس أو كيوسك";
+    NavLobby => "Lobby", "الردهة";
+    NavHome => "Home", "الرئيسية";
+    NavLeaderboard => "Leaderboard", "المتصدرون";
+    NavRules => "Rules", "القواعد";
+    NavSignIn => "Sign in", "تسجيل الدخول";
+    NavSignOut => "Sign out", "تسجيل الخروج";
+    NavMain => "Main", "القائمة الرئيسية";
+    LanguageLabel => "Language", "اللغة";
+    Connecting => "Connecting to the server…", "جارٍ الاتصال بالخادم…";
+    Reconnecting => "Connection lost. Reconnecting…", "انقطع الاتصال. جارٍ إعادة الاتصال…";
+    Loading => "Loading…", "جارٍ التحميل…";
+    Dismiss => "Dismiss", "إغلاق";
+    Guest => "Guest", "ضيف";
+    SignedInAs => "Signed in as {0}", "مسجّل الدخول باسم {0}";
+    GameXo => "XO", "إكس أو";
+    GameInfinite => "Infinite XO", "إكس أو اللانهائية";
+    NotFound => "There is nothing at this address.", "لا يوجد شيء على هذا العنوان.";
+
+    LobbyTitle => "Rooms", "الغرف";
+    LobbyEmpty => "No rooms yet. Create one!", "لا توجد غرف بعد. أنشئ واحدة!";
+    Watch => "Watch", "شاهد";
+    OpenRoom => "Open", "افتح";
+    PhaseWaiting => "Waiting for a player", "بانتظار لاعب";
+    PhaseWaitingFull => "Getting ready", "يستعدّان";
+    PhasePlaying => "Playing", "جارية";
+    PhaseFinished => "Finished", "انتهت";
+    KindPlayer => "Rated", "مصنّفة";
+    KindBot => "Against the bot", "ضد الروبوت";
+    KindLocal => "Two on one device", "لاعبان على جهاز واحد";
+    JoinOpen => "Open", "مفتوحة";
+    JoinApproval => "Host approval", "بموافقة المضيف";
+    JoinPasscode => "Passcode", "برمز دخول";
+    Watching => "{0} watching", "{0} يشاهدون";
+    Versus => "{0} vs {1}", "{0} ضد {1}";
+    BotName => "Bot {0} %", "الروبوت {0}٪";
+    CreateRoom => "Create room", "إنشاء غرفة";
+    LinksTitle => "More", "المزيد";
+
+    CreateTitle => "Create a room", "إنشاء غرفة";
+    FieldGame => "Game", "اللعبة";
+    FieldOpponent => "Opponent", "الخصم";
+    OppPlayer => "Player", "لاعب";
+    OppBot => "Bot", "الروبوت";
+    OppLocal => "Local player", "لاعب على الجهاز نفسه";
+    FieldDifficulty => "Difficulty", "الصعوبة";
+    Percent => "{0} %", "{0}٪";
+    FieldSide => "You play", "تلعب بـ";
+    SideXFirst => "X (moves first)", "X (يبدأ أولًا)";
+    SideOSecond => "O (the bot opens)", "O (يبدأ الروبوت)";
+    FieldName1 => "First player's name", "اسم اللاعب الأول";
+    FieldName2 => "Second player's name", "اسم اللاعب الثاني";
+    NamesRandom => "X and O are assigned at random.", "يُوزَّع X وO عشوائيًا.";
+    FieldTime => "Time per move", "الوقت لكل نقلة";
+    Seconds => "{0} s", "{0} ث";
+    FieldJoining => "Joining", "الانضمام";
+    JoiningOpen => "Open", "مفتوح";
+    JoiningApproval => "Host approval", "بموافقة المضيف";
+    JoiningPasscode => "4-digit passcode", "رمز من 4 أرقام";
+    FieldPasscode => "Passcode (4 digits)", "رمز الدخول (4 أرقام)";
+    CreateRoomButton => "Create Room", "إنشاء الغرفة";
+    GuestCreateNote => "Sign in to create rated rooms against other players.", "سجّل الدخول لإنشاء غرف مصنّفة ضد لاعبين آخرين.";
+    ErrNameMissing => "Enter a name for player {0}.", "أدخل اسمًا للاعب {0}.";
+    ErrNameLong => "A name has at most 20 characters.", "الاسم 20 حرفًا على الأكثر.";
+    ErrNameClash => "The two names must differ (ignoring capitals and spaces).", "يجب أن يختلف الاسمان (بغض النظر عن حالة الأحرف والمسافات).";
+    ErrPasscodeFormat => "The passcode is exactly four digits.", "رمز الدخول أربعة أرقام بالضبط.";
+
+    Host => "Host", "المضيف";
+    SeatOpen => "Open seat", "مقعد شاغر";
+    Ready => "Ready", "جاهز";
+    NotReady => "Not ready", "غير جاهز";
+    Present => "here", "حاضر";
+    Away => "away", "غائب";
+    You => "you", "أنت";
+    Kick => "Kick", "طرد";
+    KickConfirm => "Kick {0}?", "طرد {0}؟";
+    Yes => "Yes", "نعم";
+    No => "No", "لا";
+    StartGame => "Start", "ابدأ";
+    StartNeedsReady => "The host can start once both players are ready.", "يمكن للمضيف البدء عندما يكون اللاعبان جاهزين.";
+    Requests => "Join requests", "طلبات الانضمام";
+    Accept => "Accept", "قبول";
+    Decline => "Decline", "رفض";
+    PasscodeIs => "Passcode: {0}", "رمز الدخول: {0}";
+    ShareLink => "Share this link", "شارك هذا الرابط";
+    JoinButton => "Join", "انضم";
+    RequestSent => "Request sent. Waiting for the host…", "أُرسل الطلب. بانتظار المضيف…";
+    CancelRequest => "Cancel request", "إلغاء الطلب";
+    SignInToJoin => "Sign in to join this room.", "سجّل الدخول للانضمام إلى هذه الغرفة.";
+    YouWatch => "You are watching.", "أنت تشاهد.";
+    RatingValue => "Rating {0}", "التصنيف {0}";
+    RatingChange => "Rating change {0}", "تغيّر التصنيف {0}";
+    Players => "Players", "اللاعبون";
+    BotPlayer => "Bot", "الروبوت";
+
+    YourTurn => "Your turn — you are {0}", "دورك — أنت {0}";
+    NameToMove => "{0} ({1}) to move", "دور {0} ({1})";
+    YouAre => "You are {0}", "أنت {0}";
+    RepetitionWarning => "Same position twice: once more and it is a draw", "تكرر الوضع مرتين: مرة أخرى وتنتهي بالتعادل";
+    WaitingToStart => "Waiting for the game to start", "بانتظار بدء اللعبة";
+    ClockLabel => "Time left", "الوقت المتبقي";
+    ClockAutoMove => "a random move is played at zero", "تُلعب نقلة عشوائية عند الصفر";
+    ClockForfeit => "the game is lost at zero", "تُخسر اللعبة عند الصفر";
+
+    ResultLine => "{0} wins with a line", "{0} يفوز بخط";
+    ResultFullBoard => "Draw: the board is full", "تعادل: امتلأت اللوحة";
+    ResultRepetition => "Draw by repetition", "تعادل بالتكرار";
+    ResultAgreed => "Draw by agreement", "تعادل بالاتفاق";
+    ResultResigned => "{0} resigned: {1} wins", "{0} استسلم: {1} يفوز";
+    ResultTimeout => "{0} ran out of time: {1} wins", "نفد وقت {0}: {1} يفوز";
+
+    BoardLabel => "Board", "اللوحة";
+    CellEmpty => "empty", "فارغة";
+    VanishesNext => "vanishes next", "تختفي تاليًا";
+    HintLabel => "hint", "تلميح";
+    WinningLine => "winning line", "خط الفوز";
+
+    AnnMoved => "{0} on {1}", "{0} في {1}";
+    AnnMovedRemoved => "{0} on {1}; {2} vanished", "{0} في {1}، واختفت {2}";
+    AnnAutomatic => "Time ran out. {0}", "انتهى الوقت. {0}";
+    AnnBot => "Bot: {0}", "الروبوت: {0}";
+    AnnDrawOffered => "{0} offers a draw", "{0} يعرض التعادل";
+    AnnDrawDeclined => "The draw offer is off", "أُلغي عرض التعادل";
+    AnnUndone => "Move taken back", "تم التراجع عن النقلة";
+    AnnJoinRequested => "{0} asks to join", "{0} يطلب الانضمام";
+    AnnRequestDeclined => "The host declined your request", "رفض المضيف طلبك";
+    AnnKicked => "The host removed you from the room", "أخرجك المضيف من الغرفة";
+    AnnSeatMoved => "You moved to another room", "انتقلت إلى غرفة أخرى";
+    AnnClosedHostLeft => "The host left; the room closed", "غادر المضيف؛ أُغلقت الغرفة";
+    AnnClosedEnded => "The game was ended", "أُنهيت اللعبة";
+    AnnClosedIdle => "The room closed after a long idle time", "أُغلقت الغرفة بعد خمول طويل";
+    AnnClosedShutdown => "The server is restarting", "الخادم يعيد التشغيل";
+    AnnHint => "Hint: {0}", "تلميح: {0}";
+    AnnGameStarted => "The game started. {0}", "بدأت اللعبة. {0}";
+
+    OfferDraw => "Offer draw", "اعرض التعادل";
+    DrawOffered => "Draw offered", "عُرض التعادل";
+    AcceptDraw => "Accept draw", "اقبل التعادل";
+    Resign => "Resign", "استسلام";
+    ResignExit => "Resign & Exit", "استسلام وخروج";
+    Exit => "Exit", "خروج";
+    ResignConfirm => "Resign this game?", "هل تستسلم في هذه اللعبة؟";
+    Hint => "Hint", "تلميح";
+    Undo => "Undo", "تراجع";
+    Replay => "Replay", "إعادة العرض";
+    BackToGame => "Back to the game", "عودة إلى اللعبة";
+
+    EloTitle => "ELO changes", "تغيّرات التصنيف";
+    Win => "Win", "فوز";
+    Draw => "Draw", "تعادل";
+    Loss => "Loss", "خسارة";
+    NameWins => "{0} wins", "{0} يفوز";
+    RatingArrow => "{0} → {1}", "{0} ← {1}";
+    EloNote => "A preview only: ratings change when the game ends.", "معاينة فقط: يتغيّر التصنيف عند نهاية اللعبة.";
+
+    MovesTitle => "Moves", "النقلات";
+    ReplayFirst => "First", "الأولى";
+    ReplayPrev => "Previous move", "النقلة السابقة";
+    ReplayNext => "Next move", "النقلة التالية";
+    ReplayLast => "Last", "الأخيرة";
+    ReplayPosition => "Move {0} of {1}", "النقلة {0} من {1}";
+    StartPosition => "Start position", "وضع البداية";
+    VerdictWin => "win in {0}", "فوز خلال {0}";
+    VerdictLoss => "loss in {0}", "خسارة خلال {0}";
+    VerdictDraw => "draw", "تعادل";
+    VerdictWon => "won", "فاز";
+    VerdictNone => "—", "—";
+    WinSlipped => "a win slipped away", "ضاع الفوز";
+    DrawSlipped => "a draw slipped away", "ضاع التعادل";
+    AnalysisNote => "For each move: what perfect play promised the mover before it → after it, in moves (plies).", "لكل نقلة: ما يَعِد به اللعب المثالي صاحب النقلة قبلها ← بعدها، بعدد النقلات.";
+    GameNotFound => "No finished game with that id.", "لا توجد مباراة منتهية بهذا المعرّف.";
+
+    Points => "Points", "النقاط";
+    Wins => "Wins", "فوز";
+    Draws => "Draws", "تعادل";
+    Losses => "Losses", "خسارة";
+    GamesPlayed => "Games", "المباريات";
+    RecentGames => "Recent games", "آخر المباريات";
+    NoGames => "No rated games yet.", "لا مباريات مصنّفة بعد.";
+    UnknownUser => "No player has that name.", "لا يوجد لاعب بهذا الاسم.";
+    OutcomeWin => "won", "فاز";
+    OutcomeDraw => "drew", "تعادل";
+    OutcomeLoss => "lost", "خسر";
+
+    LeaderboardTitle => "Leaderboard", "لوحة المتصدرين";
+    RankCol => "Rank", "المرتبة";
+    PlayerCol => "Player", "اللاعب";
+    RatingCol => "Rating", "التصنيف";
+    NoPlayers => "No rated players yet.", "لا لاعبين مصنّفين بعد.";
+
+    SignInTitle => "Sign in", "تسجيل الدخول";
+    RegisterTitle => "Register", "إنشاء حساب";
+    Username => "Username", "اسم المستخدم";
+    Password => "Password", "كلمة المرور";
+    UsernameHelp => "3 to 20 letters, digits, _ or -", "من 3 إلى 20 حرفًا أو رقمًا أو _ أو -";
+    PasswordHelp => "8 to 128 characters", "من 8 إلى 128 حرفًا";
+    ErrUsername => "A username has 3 to 20 letters, digits, _ or -.", "اسم المستخدم من 3 إلى 20 حرفًا أو رقمًا أو _ أو -.";
+    ErrPassword => "A password has 8 to 128 characters.", "كلمة المرور من 8 إلى 128 حرفًا.";
+    ErrBadCredentials => "Wrong username or password.", "اسم المستخدم أو كلمة المرور غير صحيحة.";
+    ErrUsernameTaken => "That username is taken.", "اسم المستخدم هذا مأخوذ.";
+    ErrTooMany => "Too many attempts; try again in a minute.", "محاولات كثيرة؛ حاول بعد دقيقة.";
+    ErrNetwork => "Could not reach the server.", "تعذّر الوصول إلى الخادم.";
+    NoAccount => "No account yet? Register", "لا حساب لديك؟ أنشئ حسابًا";
+    HaveAccount => "Have an account? Sign in", "لديك حساب؟ سجّل الدخول";
+
+    RulesTitle => "Rules and tips", "القواعد والنصائح";
+    RulesXo1 => "X moves first, then the players take turns placing their mark on an empty cell.", "يبدأ X، ثم يتناوب اللاعبان على وضع علامتيهما في خانة فارغة.";
+    RulesXo2 => "Three of your marks in a row, column or diagonal win at once. A full board with no line is a draw.", "ثلاث من علاماتك في صف أو عمود أو قطر تفوز فورًا. وامتلاء اللوحة دون خط تعادل.";
+    TipsXo => "Tip: the centre touches four lines. Against perfect play XO is always a draw, so watch for double threats.", "نصيحة: المركز يلمس أربعة خطوط. مع اللعب المثالي تنتهي إكس أو دائمًا بالتعادل، فانتبه للتهديدات المزدوجة.";
+    RulesInf1 => "As in XO, but each player keeps at most three marks. When you place a fourth, your oldest mark vanishes.", "كما في إكس أو، لكن لكل لاعب ثلاث علامات على الأكثر. عندما تضع الرابعة تختفي أقدم علاماتك.";
+    RulesInf2 => "The oldest mark of the side to move glows: it is the one that vanishes next. You cannot play on it.", "تتوهّج أقدم علامة للاعب صاحب الدور: هي التي ستختفي تاليًا. لا يمكنك اللعب فوقها.";
+    RulesInf3 => "You win only with the marks left after the vanishing: a line broken by it does not count.", "تفوز فقط بالعلامات الباقية بعد الاختفاء: الخط الذي ينكسر به لا يُحتسب.";
+    RulesInf4 => "If the same position comes up three times, the game is a draw; everyone is warned at the second time.", "إذا تكرر الوضع نفسه ثلاث مرات فالنتيجة تعادل؛ ويُنبَّه الجميع عند المرة الثانية.";
+    RulesInf5 => "Each move has a time limit; when it runs out a random move is played for you.", "لكل نقلة وقت محدد؛ وعندما ينفد تُلعب عنك نقلة عشوائية.";
+    TipsInf => "Tip: plan with the glowing mark in mind. A threat that needs your oldest mark will vanish before it works.", "نصيحة: خطّط مع مراعاة العلامة المتوهجة. التهديد الذي يحتاج أقدم علاماتك سيختفي قبل أن يعمل.";
+    RulesExample => "Example: X to move; X's top-left mark glows. Playing bottom centre removes it and completes the middle column.", "مثال: دور X؛ علامة X في أعلى اليسار تتوهج. اللعب في أسفل الوسط يزيلها ويكمل العمود الأوسط.";
+    RulesOnline => "Rated rooms: two signed-in players; the host starts when both are ready. XO gives two minutes per move. Ratings start at 1200.", "الغرف المصنّفة: لاعبان مسجّلان؛ يبدأ المضيف عندما يكون الاثنان جاهزين. في إكس أو دقيقتان لكل نقلة. يبدأ التصنيف من 1200.";
+    KeyboardHelp => "Keyboard: Tab to the board, arrow keys to move, Space or Enter to place.", "لوحة المفاتيح: Tab للوصول إلى اللوحة، والأسهم للتنقل، والمسافة أو Enter للّعب.";
+
+    PlayFriend => "Play a friend", "العب مع صديق";
+    PlayBot => "Play the bot", "العب ضد الروبوت";
+    JoinFromPhone => "Join from your phone", "انضم من هاتفك";
+    LiveRooms => "Live rooms", "الغرف المباشرة";
+    NoLiveRooms => "No games right now.", "لا توجد مباريات الآن.";
+    QrLabel => "QR code for {0}", "رمز QR للعنوان {0}";
+    Bot => "Bot", "الروبوت";
+
+    ErrBadFrame => "The server could not read a message.", "تعذّر على الخادم قراءة رسالة.";
+    ErrFrameTooLarge => "A message was too large.", "كانت رسالة أكبر من اللازم.";
+    ErrHelloRequired => "The connection was not set up; reconnecting.", "لم يكتمل إعداد الاتصال؛ جارٍ إعادة الاتصال.";
+    ErrUnsupportedVersion => "This page is out of date: reload it.", "هذه الصفحة قديمة: أعد تحميلها.";
+    ErrFlood => "Too many actions at once; slow down.", "إجراءات كثيرة دفعة واحدة؛ تمهّل.";
+    ErrUnknownRoom => "That room does not exist or has closed.", "هذه الغرفة غير موجودة أو أُغلقت.";
+    ErrNotInRoom => "Open a room first.", "افتح غرفة أولًا.";
+    ErrKicked => "The host removed you from this room.", "أخرجك المضيف من هذه الغرفة.";
+    ErrRoomClosed => "The room has closed.", "أُغلقت الغرفة.";
+    ErrSignInRequired => "Sign in to play rated rooms.", "سجّل الدخول لتلعب في الغرف المصنّفة.";
+    ErrNotJoinable => "This room is played on its own device; you can watch it.", "تُلعب هذه الغرفة على جهازها؛ يمكنك مشاهدتها.";
+    ErrAlreadySeated => "You already sit in a room.", "أنت جالس في غرفة بالفعل.";
+    ErrRoomFull => "The seat is taken.", "المقعد مشغول.";
+    ErrPasscodeRequired => "This room needs a passcode.", "تحتاج هذه الغرفة إلى رمز دخول.";
+    ErrWrongPasscode => "Wrong passcode.", "رمز الدخول غير صحيح.";
+    ErrAlreadyRequested => "You already asked to join.", "طلبت الانضمام بالفعل.";
+    ErrNoRequest => "That request is no longer pending.", "لم يعد هذا الطلب معلّقًا.";
+    ErrNotHost => "Only the host can do that.", "وحده المضيف يستطيع ذلك.";
+    ErrSpectator => "Spectators cannot act.", "لا يستطيع المشاهدون التصرف.";
+    ErrBadSettings => "Those room settings are not valid.", "إعدادات الغرفة هذه غير صالحة.";
+    ErrBadName => "A name is empty, too long or invalid.", "أحد الأسماء فارغ أو طويل جدًا أو غير صالح.";
+    ErrGameNotStarted => "The game has not started.", "لم تبدأ اللعبة بعد.";
+    ErrAlreadyStarted => "The game has already started.", "بدأت اللعبة بالفعل.";
+    ErrGameOver => "The game is over.", "انتهت اللعبة.";
+    ErrNotReady => "Both players must be ready.", "يجب أن يكون اللاعبان جاهزين.";
+    ErrSeatEmpty => "Nobody is in the second seat.", "لا أحد في المقعد الثاني.";
+    ErrNotYourTurn => "It is not your turn.", "ليس دورك.";
+    ErrCellOccupied => "That cell is taken.", "هذه الخانة مشغولة.";
+    ErrNoSuchCell => "There is no such cell.", "لا توجد خانة كهذه.";
+    ErrOfferPending => "A draw offer is already pending.", "هناك عرض تعادل معلّق بالفعل.";
+    ErrOfferLimit => "One draw offer per turn.", "عرض تعادل واحد في كل دور.";
+    ErrNoOffer => "There is no draw offer to answer.", "لا يوجد عرض تعادل للرد عليه.";
+    ErrUndoUnavailable => "Undo is only for bot and local games.", "التراجع متاح فقط في ألعاب الروبوت والألعاب المحلية.";
+    ErrNothingToUndo => "Nothing to take back.", "لا شيء للتراجع عنه.";
+    ErrHintUnavailable => "Hints are only for your turn against the bot.", "التلميحات متاحة فقط في دورك ضد الروبوت.";
+    ErrStorage => "The server could not save that; try again.", "تعذّر على الخادم الحفظ؛ حاول مجددًا.";
+    ErrUnavailable => "The server is busy or restarting; try again soon.", "الخادم مشغول أو يعيد التشغيل؛ حاول بعد قليل.";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_has_both_languages_with_the_same_holes() {
+        for &key in T::ALL {
+            let (en, ar) = (key.get(Lang::En), key.get(Lang::Ar));
+            assert!(!en.trim().is_empty(), "{key:?} has no English");
+            assert!(!ar.trim().is_empty(), "{key:?} has no Arabic");
+            assert_eq!(holes(en), holes(ar), "{key:?} holes differ");
+        }
+    }
+
+    #[test]
+    fn arabic_strings_are_arabic() {
+        let arabic = |s: &str| s.chars().any(|c| ('\u{0600}'..='\u{06FF}').contains(&c));
+        for &key in T::ALL {
+            let ar = key.get(Lang::Ar);
+            // Symbols-only strings (an em dash, an arrow between numbers) need no translation.
+            let has_letters = key.get(Lang::En).chars().any(char::is_alphabetic);
+            if has_letters {
+                assert!(arabic(ar), "{key:?} is not translated: {ar}");
+            }
+        }
+        for cell in 0..9 {
+            assert!(arabic(Lang::Ar.cell(cell)));
+        }
+    }
+
+    #[test]
+    fn english_cell_names_are_the_spec_names() {
+        assert_eq!(Lang::En.cell(0), "top left");
+        assert_eq!(Lang::En.cell(4), "centre");
+        assert_eq!(Lang::En.cell(8), "bottom right");
+    }
+
+    #[test]
+    fn fill_replaces_numbered_holes_and_keeps_stray_braces() {
+        assert_eq!(fill("{0} vs {1}", &["Sara", "Omar"]), "Sara vs Omar");
+        assert_eq!(fill("{1}-{0}", &["a", "b"]), "b-a");
+        assert_eq!(fill("{x} {0}", &["y"]), "{x} y");
+        assert_eq!(fill("{2}", &["a"]), "");
+        assert_eq!(Lang::Ar.f(T::Seconds, &["7"]), "7 ث");
+    }
+
+    #[test]
+    fn language_codes_round_trip_and_arabic_is_rtl() {
+        for lang in Lang::ALL {
+            assert_eq!(Lang::from_code(lang.code()), Some(lang));
+        }
+        assert_eq!(Lang::from_code("fr"), None);
+        assert_eq!(Lang::Ar.dir(), "rtl");
+        assert_eq!(Lang::En.dir(), "ltr");
+    }
+}

@@ -1,0 +1,393 @@
+//! What the room screen says, computed from a [`RoomView`] snapshot: names, the rail's words
+//! (U2), the result, the navbar controls (U9), the cards' rating changes (E3) and the ELO
+//! preview's scenarios (E4). Pure, so every rule is tested natively.
+
+use engine::Mark;
+use protocol::records::{GameEnd, PlayerRef};
+use protocol::{EloPreview, Phase, RoomKind, RoomSummary, RoomView, SeatView};
+
+use crate::i18n::{Lang, T, mark};
+
+/// The name shown for a player.
+pub fn player_name(player: &PlayerRef, lang: Lang) -> String {
+    match player {
+        PlayerRef::User { name, .. } | PlayerRef::Guest { name } | PlayerRef::Local { name } => {
+            name.clone()
+        }
+        PlayerRef::Bot { difficulty } => lang.f(T::BotName, &[&difficulty.to_string()]),
+    }
+}
+
+/// The seat holding `m`, if marks are assigned.
+pub fn seat_of(room: &RoomView, m: Mark) -> Option<&SeatView> {
+    room.seats.iter().find(|s| s.mark == Some(m))
+}
+
+/// "Sara (X)", or just "X" when nobody holds the mark.
+pub fn named_mark(room: &RoomView, m: Mark, lang: Lang) -> String {
+    match seat_of(room, m).and_then(|s| s.player.as_ref()) {
+        Some(p) => format!("{} ({})", player_name(&p.player, lang), mark(m)),
+        None => mark(m).to_owned(),
+    }
+}
+
+/// The reader's own mark, when they hold a seat with one. A local game's device plays both.
+pub fn my_mark(room: &RoomView) -> Option<Mark> {
+    if room.kind == RoomKind::Local {
+        return None;
+    }
+    let seat = room.you.seat?;
+    room.seats.get(usize::from(seat))?.mark
+}
+
+/// How the game ended, in words.
+pub fn result_text(room: &RoomView, end: GameEnd, lang: Lang) -> String {
+    match end {
+        GameEnd::Line { winner, .. } => lang.f(T::ResultLine, &[&named_mark(room, winner, lang)]),
+        GameEnd::FullBoard => lang.t(T::ResultFullBoard).to_owned(),
+        GameEnd::Repetition => lang.t(T::ResultRepetition).to_owned(),
+        GameEnd::Agreed => lang.t(T::ResultAgreed).to_owned(),
+        GameEnd::Resigned { loser } => lang.f(
+            T::ResultResigned,
+            &[
+                &named_mark(room, loser, lang),
+                &named_mark(room, loser.other(), lang),
+            ],
+        ),
+        GameEnd::Timeout { loser } => lang.f(
+            T::ResultTimeout,
+            &[
+                &named_mark(room, loser, lang),
+                &named_mark(room, loser.other(), lang),
+            ],
+        ),
+    }
+}
+
+/// The rail's main line (U2): whose turn in words and which mark is the reader's.
+pub fn rail_text(room: &RoomView, lang: Lang) -> String {
+    if let Some(result) = &room.result {
+        return result_text(room, result.end, lang);
+    }
+    match room.phase {
+        Phase::Waiting => lang.t(T::WaitingToStart).to_owned(),
+        Phase::Finished => lang.t(T::AnnClosedEnded).to_owned(),
+        Phase::Playing => match my_mark(room) {
+            Some(m) if room.you.to_move => lang.f(T::YourTurn, &[mark(m)]),
+            Some(m) => format!(
+                "{} · {}",
+                lang.f(T::NameToMove, &[&turn_name(room, lang), mark(room.turn)]),
+                lang.f(T::YouAre, &[mark(m)])
+            ),
+            None => lang.f(T::NameToMove, &[&turn_name(room, lang), mark(room.turn)]),
+        },
+    }
+}
+
+fn turn_name(room: &RoomView, lang: Lang) -> String {
+    seat_of(room, room.turn)
+        .and_then(|s| s.player.as_ref())
+        .map(|p| player_name(&p.player, lang))
+        .unwrap_or_else(|| mark(room.turn).to_owned())
+}
+
+/// The navbar's right-hand controls (U9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NavControls {
+    /// An active rated game the reader plays: Resign, and Resign & Exit.
+    Resign,
+    /// Leave the room with `exit` (a seat holder: ends a bot or local game, leaves a seat).
+    Exit,
+    /// A spectator: stop viewing (presence only).
+    Close,
+}
+
+pub fn nav_controls(room: &RoomView) -> NavControls {
+    let seated = room.you.seat.is_some();
+    let online = matches!(room.kind, RoomKind::Online { .. });
+    match (seated, online, room.phase) {
+        (true, true, Phase::Playing) => NavControls::Resign,
+        (true, _, _) => NavControls::Exit,
+        (false, _, _) => NavControls::Close,
+    }
+}
+
+/// Whether a game is being played in this room now (kiosk idle return waits for it).
+pub fn in_progress(room: Option<&RoomView>) -> bool {
+    room.is_some_and(|r| r.phase == Phase::Playing && r.result.is_none())
+}
+
+/// E3: the colour class of a rating change: gain green, loss red, zero neutral white.
+pub fn change_class(change: i32) -> &'static str {
+    match change.signum() {
+        1 => "gain",
+        -1 => "loss",
+        _ => "neutral",
+    }
+}
+
+/// "+15", "−12", "±0".
+pub fn signed(change: i32) -> String {
+    match change.signum() {
+        1 => format!("+{change}"),
+        -1 => format!("−{}", change.unsigned_abs()),
+        _ => "±0".to_owned(),
+    }
+}
+
+/// The rating change of the player holding `m`, after a rated result.
+pub fn change_for(room: &RoomView, m: Option<Mark>) -> Option<i32> {
+    let m = m?;
+    let result = room.result.as_ref()?;
+    result
+        .ratings
+        .iter()
+        .find(|u| u.mark == m)
+        .map(|u| u.change())
+}
+
+/// One ELO preview scenario (E4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scenario {
+    XWins,
+    Draw,
+    OWins,
+}
+
+impl Scenario {
+    /// `[x_after, o_after]` under this scenario.
+    pub fn ratings(self, elo: &EloPreview) -> [i32; 2] {
+        match self {
+            Scenario::XWins => elo.x_wins,
+            Scenario::Draw => elo.draw,
+            Scenario::OWins => elo.o_wins,
+        }
+    }
+
+    /// A seated player's Win / Draw / Loss as a scenario.
+    pub fn for_player(me: Mark, outcome: engine::Score) -> Scenario {
+        match (me, outcome) {
+            (_, engine::Score::Draw) => Scenario::Draw,
+            (Mark::X, engine::Score::Win) | (Mark::O, engine::Score::Loss) => Scenario::XWins,
+            (Mark::O, engine::Score::Win) | (Mark::X, engine::Score::Loss) => Scenario::OWins,
+        }
+    }
+}
+
+/// A lobby row's words: game, players, kind, state, joining, spectators.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SummaryText {
+    pub game: &'static str,
+    pub players: String,
+    pub kind: &'static str,
+    pub state: &'static str,
+    pub joining: Option<&'static str>,
+    pub spectators: String,
+}
+
+pub fn summary_text(room: &RoomSummary, lang: Lang) -> SummaryText {
+    let players = match room.players.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [a, b, ..] => lang.f(T::Versus, &[a, b]),
+    };
+    let kind = lang.t(match room.kind {
+        RoomKind::Online { .. } => T::KindPlayer,
+        RoomKind::Bot { .. } => T::KindBot,
+        RoomKind::Local => T::KindLocal,
+    });
+    let state = lang.t(match room.phase {
+        Phase::Waiting if room.open_seat => T::PhaseWaiting,
+        Phase::Waiting => T::PhaseWaitingFull,
+        Phase::Playing => T::PhasePlaying,
+        Phase::Finished => T::PhaseFinished,
+    });
+    let joining = match &room.kind {
+        RoomKind::Online { joining } => Some(lang.t(match joining {
+            protocol::Joining::Open => T::JoinOpen,
+            protocol::Joining::Approval => T::JoinApproval,
+            protocol::Joining::Passcode { .. } => T::JoinPasscode,
+        })),
+        _ => None,
+    };
+    SummaryText {
+        game: lang.game(room.game),
+        players,
+        kind,
+        state,
+        joining,
+        spectators: lang.f(T::Watching, &[&room.spectators.to_string()]),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use engine::{Game, Mark};
+    use protocol::records::PlayerRef;
+    use protocol::{Joining, Phase, PlayerView, RoomKind, RoomView, SeatView, YouView};
+
+    fn seat(name: &str, id: u64, m: Mark) -> SeatView {
+        SeatView {
+            player: Some(PlayerView {
+                player: PlayerRef::User {
+                    id,
+                    name: name.into(),
+                },
+                rating: Some(1200),
+            }),
+            mark: Some(m),
+            ready: true,
+            present: true,
+        }
+    }
+
+    /// An online XO game in play: Sara (X, the reader, host) against Omar (O), X to move.
+    pub fn online_playing() -> RoomView {
+        RoomView {
+            id: "r1".into(),
+            game: Game::Xo,
+            kind: RoomKind::Online {
+                joining: Joining::Open,
+            },
+            phase: Phase::Playing,
+            per_move_ms: Some(120_000),
+            seats: [seat("Sara", 1, Mark::X), seat("Omar", 2, Mark::O)],
+            x: vec![],
+            o: vec![],
+            turn: Mark::X,
+            glowing: None,
+            moves: vec![],
+            clock: None,
+            repetition_warning: false,
+            draw_offer: None,
+            requests: vec![],
+            result: None,
+            elo: None,
+            spectators: 0,
+            can_undo: false,
+            you: YouView {
+                seat: Some(0),
+                host: true,
+                to_move: true,
+                requested: false,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::online_playing;
+    use super::*;
+    use protocol::YouView;
+    use protocol::records::RatingUpdate;
+    use protocol::view::ResultView;
+
+    #[test]
+    fn rail_speaks_whose_turn_and_which_mark_is_yours() {
+        let mut room = online_playing();
+        assert_eq!(rail_text(&room, Lang::En), "Your turn — you are X");
+        room.turn = Mark::O;
+        room.you.to_move = false;
+        assert_eq!(rail_text(&room, Lang::En), "Omar (O) to move · You are X");
+        room.you = YouView {
+            seat: None,
+            host: false,
+            to_move: false,
+            requested: false,
+        };
+        assert_eq!(rail_text(&room, Lang::En), "Omar (O) to move");
+    }
+
+    #[test]
+    fn results_name_the_winner() {
+        let mut room = online_playing();
+        room.phase = Phase::Finished;
+        room.result = Some(ResultView {
+            end: GameEnd::Resigned { loser: Mark::O },
+            rated: true,
+            ratings: vec![],
+        });
+        assert_eq!(
+            rail_text(&room, Lang::En),
+            "Omar (O) resigned: Sara (X) wins"
+        );
+        assert_eq!(
+            result_text(
+                &room,
+                GameEnd::Line {
+                    winner: Mark::X,
+                    line: [0, 1, 2]
+                },
+                Lang::En
+            ),
+            "Sara (X) wins with a line"
+        );
+    }
+
+    #[test]
+    fn navbar_offers_resign_only_in_an_active_rated_game() {
+        let mut room = online_playing();
+        assert_eq!(nav_controls(&room), NavControls::Resign);
+        room.phase = Phase::Finished;
+        assert_eq!(nav_controls(&room), NavControls::Exit);
+        room.phase = Phase::Playing;
+        room.kind = RoomKind::Bot { difficulty: 50 };
+        assert_eq!(nav_controls(&room), NavControls::Exit);
+        room.you.seat = None;
+        assert_eq!(nav_controls(&room), NavControls::Close);
+    }
+
+    #[test]
+    fn rating_changes_are_green_red_or_neutral() {
+        assert_eq!(change_class(15), "gain");
+        assert_eq!(change_class(-3), "loss");
+        assert_eq!(change_class(0), "neutral");
+        assert_eq!(signed(15), "+15");
+        assert_eq!(signed(-3), "−3");
+        let mut room = online_playing();
+        room.result = Some(ResultView {
+            end: GameEnd::Agreed,
+            rated: true,
+            ratings: vec![RatingUpdate {
+                user: 1,
+                mark: Mark::X,
+                before: 1200,
+                after: 1200,
+            }],
+        });
+        assert_eq!(change_for(&room, Some(Mark::X)), Some(0));
+        assert_eq!(change_for(&room, Some(Mark::O)), None);
+    }
+
+    #[test]
+    fn elo_scenarios_follow_the_players_side() {
+        let elo = EloPreview {
+            x_rating: 1200,
+            o_rating: 1200,
+            x_wins: [1216, 1184],
+            draw: [1200, 1200],
+            o_wins: [1184, 1216],
+        };
+        let s = Scenario::for_player(Mark::O, engine::Score::Win);
+        assert_eq!(s, Scenario::OWins);
+        assert_eq!(s.ratings(&elo), [1184, 1216]);
+        assert_eq!(
+            Scenario::for_player(Mark::X, engine::Score::Loss),
+            Scenario::OWins
+        );
+        assert_eq!(
+            Scenario::for_player(Mark::X, engine::Score::Draw),
+            Scenario::Draw
+        );
+    }
+
+    #[test]
+    fn in_progress_only_while_playing() {
+        let mut room = online_playing();
+        assert!(in_progress(Some(&room)));
+        room.phase = Phase::Waiting;
+        assert!(!in_progress(Some(&room)));
+        assert!(!in_progress(None));
+    }
+}

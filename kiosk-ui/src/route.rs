@@ -1,0 +1,190 @@
+//! The app's addresses. The server answers every non-API path with `index.html`, so each
+//! screen has a real URL that can be shared, reloaded and opened from the lobby.
+
+use engine::Game;
+
+/// A screen and what it shows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Route {
+    /// The phone home: the lobby with the create-room box.
+    #[default]
+    Home,
+    /// The kiosk's home (U7).
+    Kiosk,
+    /// A room; `kiosk` keeps the kiosk's large layout and its idle return.
+    Room {
+        id: String,
+        kiosk: bool,
+    },
+    Profile(String),
+    Leaderboard(Game),
+    SignIn,
+    Rules,
+    /// A finished game's replay with analysis (U10, U11).
+    Replay(String),
+    NotFound(String),
+}
+
+impl Route {
+    /// Parses a location path (no query, no fragment).
+    pub fn parse(path: &str) -> Route {
+        let parts: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        match parts.as_slice() {
+            [] | ["lobby"] => Route::Home,
+            ["kiosk"] => Route::Kiosk,
+            ["room", id] if valid_segment(id) => Route::Room {
+                id: (*id).to_owned(),
+                kiosk: false,
+            },
+            ["kiosk", "room", id] if valid_segment(id) => Route::Room {
+                id: (*id).to_owned(),
+                kiosk: true,
+            },
+            ["profile", name] if valid_segment(name) => Route::Profile(decode(name)),
+            ["leaderboard"] => Route::Leaderboard(Game::Xo),
+            ["leaderboard", game] => match game.parse() {
+                Ok(game) => Route::Leaderboard(game),
+                Err(_) => Route::NotFound(path.to_owned()),
+            },
+            ["signin"] => Route::SignIn,
+            ["rules"] => Route::Rules,
+            ["game", id] if valid_segment(id) => Route::Replay((*id).to_owned()),
+            _ => Route::NotFound(path.to_owned()),
+        }
+    }
+
+    /// The path of this route.
+    pub fn path(&self) -> String {
+        match self {
+            Route::Home => "/".to_owned(),
+            Route::Kiosk => "/kiosk".to_owned(),
+            Route::Room { id, kiosk: false } => format!("/room/{id}"),
+            Route::Room { id, kiosk: true } => format!("/kiosk/room/{id}"),
+            Route::Profile(name) => format!("/profile/{}", encode(name)),
+            Route::Leaderboard(game) => format!("/leaderboard/{}", game.as_str()),
+            Route::SignIn => "/signin".to_owned(),
+            Route::Rules => "/rules".to_owned(),
+            Route::Replay(id) => format!("/game/{id}"),
+            Route::NotFound(path) => path.clone(),
+        }
+    }
+
+    /// Kiosk screens: large targets, no sign-in, idle return (U7).
+    pub fn is_kiosk(&self) -> bool {
+        matches!(self, Route::Kiosk | Route::Room { kiosk: true, .. })
+    }
+
+    /// The home of this route's mode: the kiosk home for kiosk screens, else the lobby.
+    pub fn home(&self) -> Route {
+        if self.is_kiosk() {
+            Route::Kiosk
+        } else {
+            Route::Home
+        }
+    }
+
+    /// The room this route shows, if any.
+    pub fn room_id(&self) -> Option<&str> {
+        match self {
+            Route::Room { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Whether the route shows the live room list.
+    pub fn watches_lobby(&self) -> bool {
+        matches!(self, Route::Home | Route::Kiosk)
+    }
+}
+
+fn valid_segment(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64
+}
+
+/// Usernames are letters, digits, `_` and `-` (A1), so only a stray `%` needs escaping.
+fn encode(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c.to_string()
+            } else {
+                let mut buf = [0u8; 4];
+                c.encode_utf8(&mut buf)
+                    .bytes()
+                    .map(|b| format!("%{b:02X}"))
+                    .collect()
+            }
+        })
+        .collect()
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_route_round_trips_through_its_path() {
+        let routes = [
+            Route::Home,
+            Route::Kiosk,
+            Route::Room {
+                id: "k3x9".into(),
+                kiosk: false,
+            },
+            Route::Room {
+                id: "k3x9".into(),
+                kiosk: true,
+            },
+            Route::Profile("sara_99".into()),
+            Route::Profile("a b%".into()),
+            Route::Leaderboard(Game::Xo),
+            Route::Leaderboard(Game::Infinite),
+            Route::SignIn,
+            Route::Rules,
+            Route::Replay("g1".into()),
+        ];
+        for r in routes {
+            assert_eq!(Route::parse(&r.path()), r, "{}", r.path());
+        }
+    }
+
+    #[test]
+    fn unknown_paths_are_not_found_and_trailing_slashes_are_ignored() {
+        assert_eq!(Route::parse("/rules/"), Route::Rules);
+        assert_eq!(Route::parse("/lobby"), Route::Home);
+        assert_eq!(Route::parse("/leaderboard"), Route::Leaderboard(Game::Xo));
+        assert!(matches!(Route::parse("/nope"), Route::NotFound(_)));
+        assert!(matches!(
+            Route::parse("/leaderboard/chess"),
+            Route::NotFound(_)
+        ));
+    }
+
+    #[test]
+    fn kiosk_routes_keep_kiosk_mode_and_return_to_the_kiosk_home() {
+        let room = Route::parse("/kiosk/room/ab");
+        assert!(room.is_kiosk());
+        assert_eq!(room.home(), Route::Kiosk);
+        assert_eq!(Route::parse("/room/ab").home(), Route::Home);
+        assert_eq!(room.room_id(), Some("ab"));
+    }
+}

@@ -1,0 +1,589 @@
+//! The app's state as a pure reducer (STYLE 13): server messages, navigation, the language and
+//! the account come in as [`Action`]s; WebSocket sends, storage writes and history changes
+//! happen in effects (`components/app.rs`) that watch this state.
+
+use std::rc::Rc;
+
+use engine::Cell;
+use protocol::{CloseReason, ErrorCode, Event, Phase, RoomSummary, RoomView, ServerMsg};
+use yew::Reducible;
+
+use crate::i18n::{Lang, T, mark};
+use crate::room_model;
+use crate::route::Route;
+
+/// The WebSocket's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Conn {
+    #[default]
+    Connecting,
+    Open,
+    /// Lost; a reconnect is scheduled.
+    Lost,
+}
+
+/// A signed-in account, from `/api/me`, `/api/login` or `/api/register`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct Account {
+    pub id: u64,
+    pub username: String,
+}
+
+/// The current room with the moment its snapshot arrived (for the clock, M3.7: time travels
+/// as durations from the server).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveRoom {
+    pub view: RoomView,
+    pub received_ms: f64,
+}
+
+/// A message for the reader, shown in a banner and announced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub text: String,
+    pub error: bool,
+}
+
+/// The live region's text (U5); `seq` changes with every announcement so a repeated sentence
+/// is spoken again.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Announcement {
+    pub text: String,
+    pub seq: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppState {
+    pub lang: Lang,
+    pub route: Route,
+    pub conn: Conn,
+    /// `None` until `/api/me` answered.
+    pub account: Option<Option<Account>>,
+    /// The name the server shows for this connection.
+    pub server_name: Option<String>,
+    pub lobby: Vec<RoomSummary>,
+    pub room: Option<LiveRoom>,
+    pub hint: Option<Cell>,
+    pub notice: Option<Notice>,
+    pub announcement: Announcement,
+    /// U7: seconds without a game in progress before the kiosk returns home.
+    pub kiosk_idle_s: u64,
+    /// The address phones should open, when the server knows a better one than this page's.
+    pub public_url: Option<String>,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState {
+            lang: Lang::En,
+            route: Route::Home,
+            conn: Conn::Connecting,
+            account: None,
+            server_name: None,
+            lobby: Vec::new(),
+            room: None,
+            hint: None,
+            notice: None,
+            announcement: Announcement::default(),
+            kiosk_idle_s: 120,
+            public_url: None,
+        }
+    }
+}
+
+/// Everything that changes the state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    SetLang(Lang),
+    Navigate(Route),
+    Connected,
+    Disconnected,
+    Server {
+        msg: ServerMsg,
+        now_ms: f64,
+    },
+    Account(Option<Account>),
+    Config {
+        kiosk_idle_s: u64,
+        public_url: Option<String>,
+    },
+    Notice(Notice),
+    DismissNotice,
+    Announce(String),
+}
+
+impl AppState {
+    pub fn signed_in(&self) -> bool {
+        matches!(self.account, Some(Some(_)))
+    }
+
+    pub fn room_view(&self) -> Option<&RoomView> {
+        self.room.as_ref().map(|r| &r.view)
+    }
+
+    fn announce(&mut self, text: String) {
+        self.announcement = Announcement {
+            text,
+            seq: self.announcement.seq.wrapping_add(1),
+        };
+    }
+
+    fn notify(&mut self, text: String, error: bool) {
+        self.announce(text.clone());
+        self.notice = Some(Notice { text, error });
+    }
+
+    /// Leaves the current room screen for the home of its mode.
+    fn go_home(&mut self) {
+        self.room = None;
+        self.hint = None;
+        if self.route.room_id().is_some() {
+            self.route = self.route.home();
+        }
+    }
+
+    /// The state after `action`.
+    pub fn next(mut self, action: Action) -> AppState {
+        match action {
+            Action::SetLang(lang) => self.lang = lang,
+            Action::Navigate(route) => {
+                if route.room_id() != self.route.room_id() {
+                    self.room = None;
+                    self.hint = None;
+                }
+                if route != self.route {
+                    self.notice = None;
+                }
+                self.route = route;
+            }
+            Action::Connected => self.conn = Conn::Open,
+            Action::Disconnected => self.conn = Conn::Lost,
+            Action::Account(account) => self.account = Some(account),
+            Action::Config {
+                kiosk_idle_s,
+                public_url,
+            } => {
+                self.kiosk_idle_s = kiosk_idle_s;
+                self.public_url = public_url;
+            }
+            Action::Notice(notice) => {
+                self.announce(notice.text.clone());
+                self.notice = Some(notice);
+            }
+            Action::DismissNotice => self.notice = None,
+            Action::Announce(text) => self.announce(text),
+            Action::Server { msg, now_ms } => self.server(msg, now_ms),
+        }
+        self
+    }
+
+    fn server(&mut self, msg: ServerMsg, now_ms: f64) {
+        let lang = self.lang;
+        match msg {
+            ServerMsg::Hello { name, .. } => self.server_name = Some(name),
+            ServerMsg::Pong { .. } => {}
+            ServerMsg::Lobby { rooms, .. } => self.lobby = rooms,
+            ServerMsg::Room { id, room } => self.snapshot(id.is_some(), *room, now_ms),
+            ServerMsg::Event { event } => self.event(event),
+            ServerMsg::Hint { cell, .. } => {
+                self.hint = Some(cell);
+                self.announce(lang.f(T::AnnHint, &[lang.cell(cell)]));
+            }
+            ServerMsg::Left { room, .. } => {
+                if self.route.room_id() == Some(room.as_str())
+                    || self.room_view().is_some_and(|r| r.id == room)
+                {
+                    self.go_home();
+                }
+            }
+            ServerMsg::Error { code, message, .. } => {
+                let text = error_text(code).map_or(message, |t| lang.t(t).to_owned());
+                self.notify(text, true);
+                if matches!(
+                    code,
+                    ErrorCode::Kicked | ErrorCode::UnknownRoom | ErrorCode::RoomClosed
+                ) && self.route.room_id().is_some()
+                {
+                    self.go_home();
+                }
+            }
+        }
+    }
+
+    fn snapshot(&mut self, answers_me: bool, view: RoomView, now_ms: f64) {
+        let lang = self.lang;
+        let on_this_room = self.route.room_id() == Some(view.id.as_str());
+        if !on_this_room {
+            if !answers_me {
+                // A late snapshot of a room this screen has left.
+                return;
+            }
+            self.route = Route::Room {
+                id: view.id.clone(),
+                kiosk: self.route.is_kiosk(),
+            };
+            self.notice = None;
+        }
+        let previous = self.room.take();
+        if let Some(prev) = &previous {
+            if prev.view.moves != view.moves {
+                self.hint = None;
+            }
+            if prev.view.phase == Phase::Waiting && view.phase == Phase::Playing {
+                let who = match room_model::my_mark(&view) {
+                    Some(m) => lang.f(T::YouAre, &[mark(m)]),
+                    None => room_model::rail_text(&view, lang),
+                };
+                self.announce(lang.f(T::AnnGameStarted, &[&who]));
+            }
+        }
+        self.room = Some(LiveRoom {
+            view,
+            received_ms: now_ms,
+        });
+    }
+
+    fn event(&mut self, event: Event) {
+        let lang = self.lang;
+        let current = self.room_view().map(|r| r.id.clone());
+        let here = |room: &str| current.as_deref() == Some(room);
+        match event {
+            Event::Moved {
+                room,
+                mark: m,
+                cell,
+                removed,
+                automatic,
+                bot,
+            } if here(&room) => {
+                let mut text = match removed {
+                    Some(gone) => lang.f(
+                        T::AnnMovedRemoved,
+                        &[mark(m), lang.cell(cell), lang.cell(gone)],
+                    ),
+                    None => lang.f(T::AnnMoved, &[mark(m), lang.cell(cell)]),
+                };
+                if bot {
+                    text = lang.f(T::AnnBot, &[&text]);
+                }
+                if automatic {
+                    text = lang.f(T::AnnAutomatic, &[&text]);
+                }
+                self.hint = None;
+                self.announce(text);
+            }
+            Event::RepetitionWarning { room } if here(&room) => {
+                self.announce(lang.t(T::RepetitionWarning).to_owned());
+            }
+            Event::Result { room, end, .. } if here(&room) => {
+                let text = match self.room_view() {
+                    Some(view) => room_model::result_text(view, end, lang),
+                    None => String::new(),
+                };
+                self.announce(text);
+            }
+            Event::DrawOffered { room, by } if here(&room) => {
+                let who = self
+                    .room_view()
+                    .map(|v| room_model::named_mark(v, by, lang))
+                    .unwrap_or_else(|| mark(by).to_owned());
+                self.announce(lang.f(T::AnnDrawOffered, &[&who]));
+            }
+            Event::DrawDeclined { room, .. } if here(&room) => {
+                self.announce(lang.t(T::AnnDrawDeclined).to_owned());
+            }
+            Event::Undone { room, .. } if here(&room) => {
+                self.hint = None;
+                self.announce(lang.t(T::AnnUndone).to_owned());
+            }
+            Event::JoinRequested { room, name, .. } if here(&room) => {
+                self.announce(lang.f(T::AnnJoinRequested, &[&name]));
+            }
+            Event::RequestDeclined { .. } => {
+                self.notify(lang.t(T::AnnRequestDeclined).to_owned(), false);
+            }
+            Event::SeatMoved { to, .. } => {
+                self.notify(lang.t(T::AnnSeatMoved).to_owned(), false);
+                self.room = None;
+                self.route = Route::Room {
+                    id: to,
+                    kiosk: self.route.is_kiosk(),
+                };
+            }
+            Event::Kicked { room } => {
+                if here(&room) || self.route.room_id() == Some(room.as_str()) {
+                    self.go_home();
+                }
+                self.notify(lang.t(T::AnnKicked).to_owned(), true);
+            }
+            Event::RoomClosed { room, reason }
+                if here(&room) || self.route.room_id() == Some(room.as_str()) =>
+            {
+                self.go_home();
+                let t = match reason {
+                    CloseReason::HostLeft => T::AnnClosedHostLeft,
+                    CloseReason::Ended => T::AnnClosedEnded,
+                    CloseReason::Idle => T::AnnClosedIdle,
+                    CloseReason::Shutdown => T::AnnClosedShutdown,
+                };
+                self.notify(lang.t(t).to_owned(), false);
+            }
+            // Events of a room this screen no longer shows.
+            _ => {}
+        }
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        Rc::new((*self).clone().next(action))
+    }
+}
+
+/// The localized sentence for an error code.
+pub fn error_text(code: ErrorCode) -> Option<T> {
+    Some(match code {
+        ErrorCode::BadFrame => T::ErrBadFrame,
+        ErrorCode::FrameTooLarge => T::ErrFrameTooLarge,
+        ErrorCode::HelloRequired => T::ErrHelloRequired,
+        ErrorCode::UnsupportedVersion => T::ErrUnsupportedVersion,
+        ErrorCode::Flood => T::ErrFlood,
+        ErrorCode::UnknownRoom => T::ErrUnknownRoom,
+        ErrorCode::NotInRoom => T::ErrNotInRoom,
+        ErrorCode::Kicked => T::ErrKicked,
+        ErrorCode::RoomClosed => T::ErrRoomClosed,
+        ErrorCode::SignInRequired => T::ErrSignInRequired,
+        ErrorCode::NotJoinable => T::ErrNotJoinable,
+        ErrorCode::AlreadySeated => T::ErrAlreadySeated,
+        ErrorCode::RoomFull => T::ErrRoomFull,
+        ErrorCode::PasscodeRequired => T::ErrPasscodeRequired,
+        ErrorCode::WrongPasscode => T::ErrWrongPasscode,
+        ErrorCode::AlreadyRequested => T::ErrAlreadyRequested,
+        ErrorCode::NoRequest => T::ErrNoRequest,
+        ErrorCode::NotHost => T::ErrNotHost,
+        ErrorCode::Spectator => T::ErrSpectator,
+        ErrorCode::BadSettings => T::ErrBadSettings,
+        ErrorCode::BadName => T::ErrBadName,
+        ErrorCode::NameClash => T::ErrNameClash,
+        ErrorCode::NotStarted => T::ErrGameNotStarted,
+        ErrorCode::AlreadyStarted => T::ErrAlreadyStarted,
+        ErrorCode::GameOver => T::ErrGameOver,
+        ErrorCode::NotReady => T::ErrNotReady,
+        ErrorCode::SeatEmpty => T::ErrSeatEmpty,
+        ErrorCode::NotYourTurn => T::ErrNotYourTurn,
+        ErrorCode::CellOccupied => T::ErrCellOccupied,
+        ErrorCode::NoSuchCell => T::ErrNoSuchCell,
+        ErrorCode::OfferPending => T::ErrOfferPending,
+        ErrorCode::OfferLimit => T::ErrOfferLimit,
+        ErrorCode::NoOffer => T::ErrNoOffer,
+        ErrorCode::UndoUnavailable => T::ErrUndoUnavailable,
+        ErrorCode::NothingToUndo => T::ErrNothingToUndo,
+        ErrorCode::HintUnavailable => T::ErrHintUnavailable,
+        ErrorCode::Storage => T::ErrStorage,
+        ErrorCode::Unavailable => T::ErrUnavailable,
+    })
+}
+
+/// U7: whether the kiosk should go back to its home screen now.
+pub fn idle_return_due(
+    route: &Route,
+    room: Option<&RoomView>,
+    idle_ms: f64,
+    kiosk_idle_s: u64,
+) -> bool {
+    route.is_kiosk()
+        && *route != Route::Kiosk
+        && !room_model::in_progress(room)
+        && idle_ms >= kiosk_idle_s as f64 * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::room_model::fixtures::online_playing;
+    use engine::Mark;
+    use protocol::records::GameEnd;
+
+    fn on_room(id: &str) -> AppState {
+        AppState::default().next(Action::Navigate(Route::Room {
+            id: id.into(),
+            kiosk: false,
+        }))
+    }
+
+    fn server(msg: ServerMsg) -> Action {
+        Action::Server {
+            msg,
+            now_ms: 1000.0,
+        }
+    }
+
+    #[test]
+    fn a_snapshot_answering_my_create_opens_its_room() {
+        let state = AppState::default().next(server(ServerMsg::Room {
+            id: Some(3),
+            room: Box::new(online_playing()),
+        }));
+        assert_eq!(
+            state.route,
+            Route::Room {
+                id: "r1".into(),
+                kiosk: false
+            }
+        );
+        assert!(state.room.is_some());
+    }
+
+    #[test]
+    fn a_kiosk_create_stays_in_kiosk_mode() {
+        let state = AppState::default()
+            .next(Action::Navigate(Route::Kiosk))
+            .next(server(ServerMsg::Room {
+                id: Some(1),
+                room: Box::new(online_playing()),
+            }));
+        assert!(state.route.is_kiosk());
+    }
+
+    #[test]
+    fn late_snapshots_of_a_left_room_are_ignored() {
+        let state = AppState::default().next(server(ServerMsg::Room {
+            id: None,
+            room: Box::new(online_playing()),
+        }));
+        assert_eq!(state.route, Route::Home);
+        assert!(state.room.is_none());
+    }
+
+    #[test]
+    fn moves_are_announced_with_cell_names_and_vanished_marks() {
+        let state = on_room("r1")
+            .next(server(ServerMsg::Room {
+                id: None,
+                room: Box::new(online_playing()),
+            }))
+            .next(server(ServerMsg::Event {
+                event: Event::Moved {
+                    room: "r1".into(),
+                    mark: Mark::X,
+                    cell: 4,
+                    removed: Some(0),
+                    automatic: true,
+                    bot: false,
+                },
+            }));
+        assert_eq!(
+            state.announcement.text,
+            "Time ran out. X on centre; top left vanished"
+        );
+        let again = state
+            .clone()
+            .next(Action::Announce(state.announcement.text.clone()));
+        assert_ne!(again.announcement.seq, state.announcement.seq);
+    }
+
+    #[test]
+    fn results_and_warnings_are_announced() {
+        let base = on_room("r1").next(server(ServerMsg::Room {
+            id: None,
+            room: Box::new(online_playing()),
+        }));
+        let warned = base.clone().next(server(ServerMsg::Event {
+            event: Event::RepetitionWarning { room: "r1".into() },
+        }));
+        assert!(warned.announcement.text.starts_with("Same position twice"));
+        let won = base.next(server(ServerMsg::Event {
+            event: Event::Result {
+                room: "r1".into(),
+                end: GameEnd::Line {
+                    winner: Mark::O,
+                    line: [2, 4, 6],
+                },
+                ratings: vec![],
+            },
+        }));
+        assert_eq!(won.announcement.text, "Omar (O) wins with a line");
+    }
+
+    #[test]
+    fn kicked_player_returns_home_with_a_notice() {
+        let state = on_room("r1")
+            .next(server(ServerMsg::Room {
+                id: None,
+                room: Box::new(online_playing()),
+            }))
+            .next(server(ServerMsg::Event {
+                event: Event::Kicked { room: "r1".into() },
+            }));
+        assert_eq!(state.route, Route::Home);
+        assert!(state.room.is_none());
+        assert!(state.notice.as_ref().is_some_and(|n| n.error));
+    }
+
+    #[test]
+    fn errors_are_localized_by_code() {
+        let state = AppState::default()
+            .next(Action::SetLang(Lang::Ar))
+            .next(server(ServerMsg::error(
+                Some(1),
+                ErrorCode::WrongPasscode,
+                "wrong passcode",
+            )));
+        assert_eq!(
+            state.notice.map(|n| n.text),
+            Some("رمز الدخول غير صحيح.".to_owned())
+        );
+    }
+
+    #[test]
+    fn left_answer_returns_to_the_mode_home() {
+        let state = AppState::default()
+            .next(Action::Navigate(Route::Room {
+                id: "r1".into(),
+                kiosk: true,
+            }))
+            .next(server(ServerMsg::Left {
+                id: Some(2),
+                room: "r1".into(),
+            }));
+        assert_eq!(state.route, Route::Kiosk);
+    }
+
+    #[test]
+    fn hint_is_kept_until_the_next_move() {
+        let mut room = online_playing();
+        let state = on_room("r1")
+            .next(server(ServerMsg::Room {
+                id: None,
+                room: Box::new(room.clone()),
+            }))
+            .next(server(ServerMsg::Hint { id: None, cell: 4 }));
+        assert_eq!(state.hint, Some(4));
+        assert_eq!(state.announcement.text, "Hint: centre");
+        room.moves.push(4);
+        room.x.push(4);
+        let state = state.next(server(ServerMsg::Room {
+            id: None,
+            room: Box::new(room),
+        }));
+        assert_eq!(state.hint, None);
+    }
+
+    #[test]
+    fn kiosk_returns_home_only_when_idle_and_no_game_is_in_progress() {
+        let kiosk_room = Route::Room {
+            id: "r1".into(),
+            kiosk: true,
+        };
+        let mut room = online_playing();
+        assert!(!idle_return_due(&kiosk_room, Some(&room), 200_000.0, 120));
+        room.phase = Phase::Finished;
+        assert!(idle_return_due(&kiosk_room, Some(&room), 120_000.0, 120));
+        assert!(!idle_return_due(&kiosk_room, Some(&room), 119_000.0, 120));
+        assert!(!idle_return_due(&Route::Kiosk, None, 500_000.0, 120));
+        assert!(!idle_return_due(&Route::Rules, None, 500_000.0, 120));
+        assert!(idle_return_due(&kiosk_room, None, 500_000.0, 120));
+    }
+}

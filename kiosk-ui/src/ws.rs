@@ -1,0 +1,298 @@
+//! The one WebSocket to `/ws`: hello first, JSON text frames, an id on every intent, a
+//! keep-alive ping, and reconnection with back-off. Incoming messages become
+//! [`Action::Server`]s; the connection's state becomes `Connected` / `Disconnected`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo::timers::callback::{Interval, Timeout};
+use protocol::{ClientMsg, Frame, Framing, PROTOCOL_VERSION, RequestId, decode_server};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use web_sys::{CloseEvent, MessageEvent, WebSocket};
+use yew::Callback;
+
+use crate::dom;
+use crate::state::Action;
+
+/// Seconds between keep-alive pings.
+const PING_MS: u32 = 25_000;
+
+/// Sets the client-chosen id of an intent (the hello has none).
+pub fn with_id(mut msg: ClientMsg, n: RequestId) -> ClientMsg {
+    match &mut msg {
+        ClientMsg::Hello { .. } => {}
+        ClientMsg::Ping { id }
+        | ClientMsg::WatchLobby { id }
+        | ClientMsg::UnwatchLobby { id }
+        | ClientMsg::CreateRoom { id, .. }
+        | ClientMsg::Open { id, .. }
+        | ClientMsg::Close { id }
+        | ClientMsg::Join { id, .. }
+        | ClientMsg::CancelRequest { id }
+        | ClientMsg::Accept { id, .. }
+        | ClientMsg::Decline { id, .. }
+        | ClientMsg::Kick { id }
+        | ClientMsg::Ready { id, .. }
+        | ClientMsg::Start { id }
+        | ClientMsg::Move { id, .. }
+        | ClientMsg::OfferDraw { id }
+        | ClientMsg::AnswerDraw { id, .. }
+        | ClientMsg::Resign { id }
+        | ClientMsg::Exit { id }
+        | ClientMsg::Hint { id }
+        | ClientMsg::Undo { id } => *id = Some(n),
+    }
+    msg
+}
+
+/// Back-off before reconnect attempt `n` (0-based): 0.5 s, 1 s, 2 s, then 4 s.
+pub fn backoff_ms(attempt: u32) -> u32 {
+    500 * (1 << attempt.min(3))
+}
+
+/// `ws://host/ws` or `wss://host/ws` for a page at `origin`.
+pub fn socket_url(origin: &str) -> String {
+    match origin.strip_prefix("https://") {
+        Some(host) => format!("wss://{host}/ws"),
+        None => format!(
+            "ws://{}/ws",
+            origin.strip_prefix("http://").unwrap_or(origin)
+        ),
+    }
+}
+
+struct Inner {
+    ws: Option<WebSocket>,
+    open: bool,
+    next_id: RequestId,
+    attempt: u32,
+    dispatch: Callback<Action>,
+    retry: Option<Timeout>,
+    _ping: Option<Interval>,
+    // The handlers must live as long as the socket that calls them.
+    _on_open: Option<Closure<dyn FnMut()>>,
+    _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
+    _on_close: Option<Closure<dyn FnMut(CloseEvent)>>,
+}
+
+/// A handle on the connection; clones share it.
+#[derive(Clone)]
+pub struct Socket {
+    inner: Rc<RefCell<Inner>>,
+}
+
+impl std::fmt::Debug for Socket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Socket").finish_non_exhaustive()
+    }
+}
+
+impl Socket {
+    /// Opens the connection; it reconnects by itself until dropped.
+    pub fn connect(dispatch: Callback<Action>) -> Socket {
+        let socket = Socket {
+            inner: Rc::new(RefCell::new(Inner {
+                ws: None,
+                open: false,
+                next_id: 1,
+                attempt: 0,
+                dispatch,
+                retry: None,
+                _ping: None,
+                _on_open: None,
+                _on_message: None,
+                _on_close: None,
+            })),
+        };
+        socket.open();
+        let pinger = socket.clone();
+        socket.inner.borrow_mut()._ping = Some(Interval::new(PING_MS, move || {
+            pinger.send(ClientMsg::Ping { id: None });
+        }));
+        socket
+    }
+
+    fn open(&self) {
+        let url = socket_url(&dom::origin());
+        let ws = match WebSocket::new(&url) {
+            Ok(ws) => ws,
+            Err(e) => {
+                gloo::console::error!("cannot open the WebSocket", e);
+                self.schedule_retry();
+                return;
+            }
+        };
+        let weak = Rc::downgrade(&self.inner);
+        let on_open = Closure::<dyn FnMut()>::new({
+            let weak = weak.clone();
+            move || {
+                if let Some(inner) = weak.upgrade() {
+                    let socket = Socket { inner };
+                    socket.on_open();
+                }
+            }
+        });
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new({
+            let weak = weak.clone();
+            move |e: MessageEvent| {
+                let Some(inner) = weak.upgrade() else { return };
+                let Some(text) = e.data().as_string() else {
+                    gloo::console::warn!("ignoring a binary frame: this client speaks JSON");
+                    return;
+                };
+                match decode_server(&Frame::Text(text)) {
+                    Ok(msg) => {
+                        let dispatch = inner.borrow().dispatch.clone();
+                        dispatch.emit(Action::Server {
+                            msg,
+                            now_ms: dom::now_ms(),
+                        });
+                    }
+                    Err(err) => gloo::console::error!("bad server frame", err.to_string()),
+                }
+            }
+        });
+        let on_close = Closure::<dyn FnMut(CloseEvent)>::new(move |_e: CloseEvent| {
+            if let Some(inner) = weak.upgrade() {
+                let socket = Socket { inner };
+                socket.on_close();
+            }
+        });
+        ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        let mut inner = self.inner.borrow_mut();
+        inner.ws = Some(ws);
+        inner._on_open = Some(on_open);
+        inner._on_message = Some(on_message);
+        inner._on_close = Some(on_close);
+    }
+
+    fn on_open(&self) {
+        let dispatch = {
+            let mut inner = self.inner.borrow_mut();
+            inner.open = true;
+            inner.attempt = 0;
+            inner.dispatch.clone()
+        };
+        self.send_raw(&ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+        });
+        dispatch.emit(Action::Connected);
+    }
+
+    fn on_close(&self) {
+        let dispatch = {
+            let mut inner = self.inner.borrow_mut();
+            inner.open = false;
+            inner.ws = None;
+            inner.dispatch.clone()
+        };
+        dispatch.emit(Action::Disconnected);
+        self.schedule_retry();
+    }
+
+    fn schedule_retry(&self) {
+        let delay = {
+            let mut inner = self.inner.borrow_mut();
+            let delay = backoff_ms(inner.attempt);
+            inner.attempt = inner.attempt.saturating_add(1);
+            delay
+        };
+        let weak = Rc::downgrade(&self.inner);
+        let timeout = Timeout::new(delay, move || {
+            if let Some(inner) = weak.upgrade() {
+                Socket { inner }.open();
+            }
+        });
+        self.inner.borrow_mut().retry = Some(timeout);
+    }
+
+    /// Drops the connection and opens a new one, e.g. after signing in, so the server sees
+    /// the new session cookie.
+    pub fn reconnect(&self) {
+        let ws = self.inner.borrow_mut().ws.take();
+        match ws {
+            // on_close schedules the new connection.
+            Some(ws) => {
+                if ws.close().is_err() {
+                    self.open();
+                }
+            }
+            None => self.open(),
+        }
+    }
+
+    /// Sends an intent with a fresh id; dropped (with a warning) while disconnected, since the
+    /// app re-opens its room and lobby on every reconnect.
+    pub fn send(&self, msg: ClientMsg) -> Option<RequestId> {
+        let id = {
+            let mut inner = self.inner.borrow_mut();
+            let id = inner.next_id;
+            inner.next_id = inner.next_id.wrapping_add(1).max(1);
+            id
+        };
+        self.send_raw(&with_id(msg, id)).then_some(id)
+    }
+
+    fn send_raw(&self, msg: &ClientMsg) -> bool {
+        let inner = self.inner.borrow();
+        let (Some(ws), true) = (inner.ws.as_ref(), inner.open) else {
+            return false;
+        };
+        let Frame::Text(text) = msg.encode(Framing::Text) else {
+            return false;
+        };
+        match ws.send_with_str(&text) {
+            Ok(()) => true,
+            Err(e) => {
+                gloo::console::warn!("WebSocket send failed", e);
+                false
+            }
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(ws) = self.ws.take() {
+            ws.set_onclose(None);
+            let _closed = ws.close();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_intent_gets_the_id_and_hello_none() {
+        let msg = with_id(ClientMsg::Move { id: None, cell: 4 }, 9);
+        assert_eq!(
+            msg,
+            ClientMsg::Move {
+                id: Some(9),
+                cell: 4
+            }
+        );
+        assert_eq!(msg.id(), Some(9));
+        let hello = with_id(ClientMsg::Hello { version: 1 }, 9);
+        assert_eq!(hello.id(), None);
+    }
+
+    #[test]
+    fn backoff_grows_and_caps() {
+        assert_eq!(backoff_ms(0), 500);
+        assert_eq!(backoff_ms(1), 1000);
+        assert_eq!(backoff_ms(3), 4000);
+        assert_eq!(backoff_ms(30), 4000);
+    }
+
+    #[test]
+    fn socket_url_follows_the_page_scheme() {
+        assert_eq!(socket_url("http://xo.local:8080"), "ws://xo.local:8080/ws");
+        assert_eq!(socket_url("https://xo.example"), "wss://xo.example/ws");
+    }
+}
