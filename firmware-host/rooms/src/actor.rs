@@ -74,8 +74,21 @@ pub(crate) fn spawn(room: Room, initial: Vec<Effect>, shared: Arc<Shared>) -> Ro
         tx,
     };
     shared.lobby.insert(handle.clone(), room.summary());
-    let task = tokio::spawn(run(room, initial, rx, shared.clone()));
-    shared.track(task);
+    let id = handle.id.clone();
+    let room_task = tokio::spawn(run(room, initial, rx, shared.clone()));
+    // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
+    // its saved state stays for the next start.
+    let supervisor = {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            if let Err(e) = room_task.await {
+                tracing::error!(room = %id, error = %e, "room task failed");
+                shared.lobby.remove(&id);
+                shared.seats.clone().release_room(&id);
+            }
+        })
+    };
+    shared.track(supervisor);
     handle
 }
 
@@ -393,10 +406,7 @@ impl Actor {
                             },
                         );
                     }
-                    let mut seats = self.shared.seats.clone();
-                    for user in self.room.seated_users() {
-                        seats.release(user, &id);
-                    }
+                    self.shared.seats.clone().release_room(&id);
                     self.saver.send_replace(SaveOp::Delete);
                     self.shared.lobby.remove(&id);
                     self.closed = true;

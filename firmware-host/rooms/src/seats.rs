@@ -30,6 +30,8 @@ pub trait SeatBook {
     fn release(&mut self, user: UserId, room: &str);
     /// Marks `room`'s seats active (game started) or not.
     fn set_active(&mut self, room: &str, active: bool);
+    /// Forgets every seat in `room` (it closed).
+    fn release_room(&mut self, room: &str);
 }
 
 /// The seat book itself.
@@ -82,6 +84,10 @@ impl SeatBook for Seats {
             place.active = active;
         }
     }
+
+    fn release_room(&mut self, room: &str) {
+        self.places.retain(|_, p| p.room != room);
+    }
 }
 
 /// The hub's seat book, shared by every room task. The lock is never held across an await.
@@ -114,6 +120,10 @@ impl SeatBook for SharedSeats {
     fn set_active(&mut self, room: &str, active: bool) {
         self.lock().set_active(room, active);
     }
+
+    fn release_room(&mut self, room: &str) {
+        self.lock().release_room(room);
+    }
 }
 
 #[cfg(test)]
@@ -139,5 +149,9 @@ mod tests {
         assert!(s.place(1).is_some());
         s.release(1, "b");
         assert_eq!(s.place(1), None);
+        s.claim(2, "d", false).unwrap();
+        s.claim(3, "d", false).unwrap();
+        s.release_room("d");
+        assert_eq!((s.place(2), s.place(3)), (None, None));
     }
 }
