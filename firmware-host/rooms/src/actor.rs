@@ -281,7 +281,14 @@ impl Actor {
                 }
             }
             Err(refusal) => {
-                // Bad input: the sender alone is told; the room is unchanged.
+                // Bad input: the sender alone is told; the room is unchanged. Refusals are
+                // ordinary (a tap out of turn), so they are logged at debug level only.
+                tracing::debug!(
+                    room = %self.room.id(),
+                    conn = member.conn,
+                    code = %refusal.code,
+                    "intent refused"
+                );
                 deliver(
                     &outbox,
                     ServerMsg::Error {
@@ -343,8 +350,12 @@ impl Actor {
                     }
                 }
                 Effect::Commit(game) => {
+                    let (room, end, rated) = (game.id.clone(), game.end, game.rated);
                     let fx = match self.commit(game).await {
-                        Some(updates) => self.room.committed(updates),
+                        Some(updates) => {
+                            tracing::info!(%room, ?end, rated, "game stored");
+                            self.room.committed(updates)
+                        }
                         None => {
                             self.broadcast(|_| {
                                 Some(ServerMsg::error(
