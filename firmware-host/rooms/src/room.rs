@@ -1162,14 +1162,22 @@ impl Room {
                     fx.push(Effect::Detach { conn });
                 }
             }
+            // A spectator, a requester (whose request goes with them), or a player of a
+            // finished game leaves.
             _ => {
+                let requested = from
+                    .user()
+                    .is_some_and(|user| self.requests.iter().any(|(u, _)| *u == user));
+                let viewing = self.viewers.contains_key(&from.conn);
+                if !viewing && !requested {
+                    return refuse(ErrorCode::NotInRoom, "you are not in this room");
+                }
                 if let Some(user) = from.user() {
                     self.requests.retain(|(u, _)| *u != user);
                 }
-                if self.viewers.remove(&from.conn).is_none() {
-                    return refuse(ErrorCode::NotInRoom, "you are not in this room");
+                if self.viewers.remove(&from.conn).is_some() {
+                    fx.push(Effect::Detach { conn: from.conn });
                 }
-                fx.push(Effect::Detach { conn: from.conn });
             }
         }
         fx.push(Effect::Changed);

@@ -1333,3 +1333,21 @@ fn random_intents_never_panic_and_refusals_change_nothing() {
         }
     }
 }
+
+#[test]
+fn requester_exit_withdraws_request_and_stranger_exit_is_refused() {
+    let mut b = Bench::new();
+    let host = user(1, 1);
+    let asker = user(2, 2);
+    let mut room = b.online(&host, Game::Xo, JoiningRequest::Approval, "r1");
+    b.ok(&mut room, &asker, Intent::Join { passcode: None });
+    // Another connection of the asker, not viewing, may still withdraw by leaving.
+    let elsewhere = Member {
+        conn: 42,
+        ..asker.clone()
+    };
+    let fx = b.ok(&mut room, &elsewhere, Intent::Exit);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Detach { .. })));
+    assert!(room.view_for(&host.key, b.now).requests.is_empty());
+    b.refused(&mut room, &user(3, 3), Intent::Exit, ErrorCode::NotInRoom);
+}
