@@ -7,9 +7,9 @@
 //! - [`room`]: [`room::Room`], one game's rules of play as a pure state machine.
 //! - [`seats`]: the seat book shared by rooms: one seat per player (M3.4).
 //! - [`saved`]: the versioned saved form of an open room, for restarts.
-//! - [`lobby`] (private): the directory of open rooms and their lobby rows.
-//! - [`actor`] (private): the task that owns one room, its clock and its bot.
-//! - [`session`] (private): one WebSocket connection: hello, limits, decoding, routing.
+//! - `lobby` (private): the directory of open rooms and their lobby rows.
+//! - `actor` (private): the task that owns one room, its clock and its bot.
+//! - `session` (private): one WebSocket connection: hello, limits, decoding, routing.
 //! - [`hub`]: [`Hub`], the handle `firmware-host` calls: start (restoring saved rooms), serve a
 //!   WebSocket, lobby list, stats, shutdown.
 //!
