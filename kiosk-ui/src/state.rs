@@ -196,6 +196,12 @@ impl AppState {
                     self.go_home();
                 }
             }
+            ServerMsg::Error {
+                code: ErrorCode::NotInRoom,
+                ..
+            } if self.route.room_id().is_none() => {
+                // The answer to closing a room the server had already let go of.
+            }
             ServerMsg::Error { code, message, .. } => {
                 let text = error_text(code).map_or(message, |t| lang.t(t).to_owned());
                 self.notify(text, true);
@@ -535,6 +541,16 @@ mod tests {
             state.notice.map(|n| n.text),
             Some("رمز الدخول غير صحيح.".to_owned())
         );
+    }
+
+    #[test]
+    fn not_in_room_after_leaving_is_not_shown() {
+        let state = AppState::default().next(server(ServerMsg::error(
+            Some(4),
+            ErrorCode::NotInRoom,
+            "not in a room",
+        )));
+        assert_eq!(state.notice, None);
     }
 
     #[test]

@@ -114,6 +114,21 @@ impl Socket {
     }
 
     fn open(&self) {
+        let was_open = {
+            // One socket at a time: a pending retry is cancelled (dropping its timeout), and an
+            // old socket is detached before it is closed so its handlers never fire again.
+            let mut inner = self.inner.borrow_mut();
+            inner.retry = None;
+            let was_open = std::mem::replace(&mut inner.open, false);
+            if let Some(old) = inner.ws.take() {
+                detach(&old);
+            }
+            was_open.then(|| inner.dispatch.clone())
+        };
+        // The app re-sends its lobby and room intents when the new socket opens.
+        if let Some(dispatch) = was_open {
+            dispatch.emit(Action::Disconnected);
+        }
         let url = socket_url(&dom::origin());
         let ws = match WebSocket::new(&url) {
             Ok(ws) => ws,
@@ -212,16 +227,7 @@ impl Socket {
     /// Drops the connection and opens a new one, e.g. after signing in, so the server sees
     /// the new session cookie.
     pub fn reconnect(&self) {
-        let ws = self.inner.borrow_mut().ws.take();
-        match ws {
-            // on_close schedules the new connection.
-            Some(ws) => {
-                if ws.close().is_err() {
-                    self.open();
-                }
-            }
-            None => self.open(),
-        }
+        self.open();
     }
 
     /// Sends an intent with a fresh id; dropped (with a warning) while disconnected, since the
@@ -254,11 +260,19 @@ impl Socket {
     }
 }
 
+/// Removes a socket's handlers and closes it.
+fn detach(ws: &WebSocket) {
+    ws.set_onopen(None);
+    ws.set_onmessage(None);
+    ws.set_onclose(None);
+    // Closing an already closed socket is not an error worth reporting.
+    let _closed = ws.close();
+}
+
 impl Drop for Inner {
     fn drop(&mut self) {
         if let Some(ws) = self.ws.take() {
-            ws.set_onclose(None);
-            let _closed = ws.close();
+            detach(&ws);
         }
     }
 }

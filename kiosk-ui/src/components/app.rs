@@ -145,7 +145,6 @@ pub fn App() -> Html {
     {
         let send = (*send).clone();
         let viewing: Rc<RefCell<Option<String>>> = use_mut_ref(|| None);
-        let has_room = state.room.as_ref().map(|r| r.view.id.clone());
         use_effect_with((state.route.clone(), state.conn), move |(route, conn)| {
             if *conn == Conn::Open {
                 if route.watches_lobby() {
@@ -155,7 +154,9 @@ pub fn App() -> Html {
                 }
                 let wanted = route.room_id().map(str::to_owned);
                 let mut viewing = viewing.borrow_mut();
-                if viewing.is_some() && *viewing != wanted && has_room == *viewing {
+                // Leaving a room screen changes presence only (M3.10). After a `left` the
+                // server has already let go; its `not_in_room` answer is ignored.
+                if viewing.is_some() && *viewing != wanted {
                     send.emit(ClientMsg::Close { id: None });
                 }
                 if let Some(room) = &wanted {

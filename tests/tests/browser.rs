@@ -1,0 +1,390 @@
+//! Browser tests of the web UI (issue 4): the real server with the UI embedded, driven through
+//! headless Chromium. Run by `scripts/test-browser`; ignored by a plain `cargo test` because
+//! they need Chromium and a server binary built with the UI.
+
+use fantoccini::key::Key;
+use fantoccini::{Client, Locator};
+use xo_tests::{
+    Driver, Outcome, Server, attr_of, eventually, js, run_session, save_screenshot, text_of,
+    wait_for_app,
+};
+
+const PHONE: (u32, u32) = (360, 640);
+const KIOSK: (u32, u32) = (800, 480);
+const DESKTOP: (u32, u32) = (1280, 800);
+
+async fn open(client: &Client, url: &str) -> Outcome {
+    client.goto(url).await?;
+    wait_for_app(client).await?;
+    Ok(())
+}
+
+/// The `x` and `width` of an element's box.
+async fn rect(client: &Client, css: &str) -> Result<(f64, f64), String> {
+    let el = client
+        .find(Locator::Css(css))
+        .await
+        .map_err(|e| format!("no {css}: {e}"))?;
+    let (x, _y, w, _h) = el.rectangle().await.map_err(|e| e.to_string())?;
+    Ok((x, w))
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn rules_explain_both_games_with_an_example_board() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let url = server.url("/rules");
+    run_session(&driver, "rules", DESKTOP, move |c| async move {
+        open(&c, &url).await?;
+        let title = text_of(&c, ".nav-title").await.unwrap_or_default();
+        assert_eq!(title, "Rules and tips");
+        let headings = js(
+            &c,
+            "return [...document.querySelectorAll('main h2')].map(h => h.textContent);",
+        )
+        .await?;
+        assert_eq!(headings, serde_json::json!(["XO", "Infinite XO"]));
+        // U5: position and content, and the glowing mark vanishes next.
+        assert_eq!(
+            attr_of(&c, "#example-board [data-cell='0']", "aria-label")
+                .await
+                .as_deref(),
+            Some("top left, X, vanishes next")
+        );
+        assert_eq!(
+            attr_of(&c, "#example-board [data-cell='2']", "aria-label")
+                .await
+                .as_deref(),
+            Some("top right, empty")
+        );
+        assert_eq!(
+            attr_of(&c, "#example-board [data-cell='8']", "aria-label")
+                .await
+                .as_deref(),
+            Some("bottom right, O")
+        );
+        let glowing = js(
+            &c,
+            "return document.querySelectorAll('#example-board .cell.glow').length;",
+        )
+        .await?;
+        assert_eq!(glowing, 1);
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn arabic_lays_out_right_to_left_but_the_board_never_mirrors() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let url = server.url("/rules");
+    run_session(&driver, "arabic-rtl", DESKTOP, move |c| async move {
+        open(&c, &url).await?;
+        c.find(Locator::Css("#lang-ar")).await?.click().await?;
+        eventually("dir=rtl on the page", || async {
+            (attr_of(&c, "html", "dir").await.as_deref() == Some("rtl")).then_some(())
+        })
+        .await?;
+        assert_eq!(attr_of(&c, "html", "lang").await.as_deref(), Some("ar"));
+        assert_eq!(
+            text_of(&c, ".nav-title").await.as_deref(),
+            Some("القواعد والنصائح")
+        );
+        // The page mirrors: the home link now sits to the right of the language switch.
+        let (home_x, _) = rect(&c, ".home-link").await?;
+        let (switch_x, _) = rect(&c, ".lang-switch").await?;
+        assert!(
+            home_x > switch_x,
+            "navbar mirrored: home {home_x} vs switch {switch_x}"
+        );
+        // The board does not: top left stays on the left.
+        assert_eq!(
+            attr_of(&c, "#example-board", "dir").await.as_deref(),
+            Some("ltr")
+        );
+        let direction = js(
+            &c,
+            "return getComputedStyle(document.querySelector('#example-board')).direction;",
+        )
+        .await?;
+        assert_eq!(direction, "ltr");
+        let (x0, _) = rect(&c, "#example-board [data-cell='0']").await?;
+        let (x2, _) = rect(&c, "#example-board [data-cell='2']").await?;
+        assert!(x0 < x2, "cell 0 at {x0} must be left of cell 2 at {x2}");
+        assert_eq!(
+            attr_of(&c, "#example-board [data-cell='0']", "aria-label")
+                .await
+                .as_deref(),
+            Some("أعلى اليسار, X, تختفي تاليًا")
+        );
+        // U6: remembered across a reload.
+        c.refresh().await?;
+        wait_for_app(&c).await?;
+        assert_eq!(attr_of(&c, "html", "dir").await.as_deref(), Some("rtl"));
+        c.find(Locator::Css("#lang-en")).await?.click().await?;
+        eventually("dir=ltr again", || async {
+            (attr_of(&c, "html", "dir").await.as_deref() == Some("ltr")).then_some(())
+        })
+        .await?;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn board_is_one_tab_stop_moved_by_arrow_keys() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let url = server.url("/rules");
+    run_session(&driver, "board-keyboard", DESKTOP, move |c| async move {
+        open(&c, &url).await?;
+        let stops = js(&c, "return document.querySelectorAll('#example-board [tabindex=\"0\"]').length;").await?;
+        assert_eq!(stops, 1, "roving tabindex: one tab stop in the grid");
+        assert_eq!(attr_of(&c, "#example-board", "role").await.as_deref(), Some("grid"));
+        let rows = js(&c, "return document.querySelectorAll('#example-board [role=row]').length;").await?;
+        assert_eq!(rows, 3);
+        // Tab from the last control before the board lands on its single stop (the centre).
+        js(&c, "document.querySelector('#example-board').previousElementSibling?.focus(); document.querySelector('#example-board [tabindex=\"0\"]').focus(); return 0;").await?;
+        let focused = || async { js(&c, "return document.activeElement.dataset.cell ?? null;").await };
+        assert_eq!(focused().await?, "4");
+        let active = c.active_element().await?;
+        active.send_keys(&Key::Left.to_string()).await?;
+        assert_eq!(focused().await?, "3");
+        c.active_element().await?.send_keys(&Key::Up.to_string()).await?;
+        assert_eq!(focused().await?, "0");
+        c.active_element().await?.send_keys(&Key::Up.to_string()).await?;
+        assert_eq!(focused().await?, "0", "stops at the edge");
+        c.active_element().await?.send_keys(&Key::End.to_string()).await?;
+        assert_eq!(focused().await?, "2");
+        let stops = js(&c, "return document.querySelectorAll('#example-board [tabindex=\"0\"]').length;").await?;
+        assert_eq!(stops, 1, "still one tab stop after moving");
+        // Tab leaves the grid in one step.
+        c.active_element().await?.send_keys(&Key::Tab.to_string()).await?;
+        let inside = js(&c, "return document.querySelector('#example-board').contains(document.activeElement);").await?;
+        assert_eq!(inside, false);
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn sign_in_form_checks_the_rules_then_registers_and_signs_out() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let url = server.url("/signin");
+    run_session(&driver, "sign-in", PHONE, move |c| async move {
+        open(&c, &url).await?;
+        c.find(Locator::Css("#signin-submit"))
+            .await?
+            .click()
+            .await?;
+        let errors = text_of(&c, "#signin-errors").await.unwrap_or_default();
+        assert!(
+            errors.contains("A username has 3 to 20 letters"),
+            "{errors}"
+        );
+        assert!(
+            errors.contains("A password has 8 to 128 characters"),
+            "{errors}"
+        );
+        assert_eq!(
+            attr_of(&c, "#username", "aria-invalid").await.as_deref(),
+            Some("true")
+        );
+        // Switch to registering, fix the fields, and register for real.
+        c.find(Locator::Css("#signin-switch"))
+            .await?
+            .click()
+            .await?;
+        assert_eq!(
+            text_of(&c, "#signin-submit").await.as_deref(),
+            Some("Register")
+        );
+        c.find(Locator::Css("#username"))
+            .await?
+            .send_keys("sara omar")
+            .await?;
+        c.find(Locator::Css("#password"))
+            .await?
+            .send_keys("long enough")
+            .await?;
+        c.find(Locator::Css("#signin-submit"))
+            .await?
+            .click()
+            .await?;
+        let errors = text_of(&c, "#signin-errors").await.unwrap_or_default();
+        assert!(
+            errors.contains("A username has"),
+            "spaces are refused: {errors}"
+        );
+        assert!(!errors.contains("A password has"), "{errors}");
+        c.find(Locator::Css("#username")).await?.clear().await?;
+        c.find(Locator::Css("#username"))
+            .await?
+            .send_keys("sara_99")
+            .await?;
+        c.find(Locator::Css("#signin-submit"))
+            .await?
+            .click()
+            .await?;
+        // Registered: back on the lobby with the name in the navbar.
+        eventually("the lobby with the account name", || async {
+            let path = js(&c, "return location.pathname;").await.ok()?;
+            let link = text_of(&c, ".navbar").await?;
+            (path == "/" && link.contains("sara_99")).then_some(())
+        })
+        .await?;
+        // Signed-in players may create rated rooms: Player is offered.
+        let labels = text_of(&c, "#create-opponent").await.unwrap_or_default();
+        assert!(labels.contains("Player"), "{labels}");
+        // The same name cannot register twice.
+        c.goto(c.current_url().await?.join("/signin")?.as_ref())
+            .await?;
+        wait_for_app(&c).await?;
+        c.find(Locator::Css("#sign-out")).await?.click().await?;
+        eventually("the sign-in form again", || async {
+            c.find(Locator::Css("#signin-form")).await.ok().map(|_| ())
+        })
+        .await?;
+        c.find(Locator::Css("#signin-switch"))
+            .await?
+            .click()
+            .await?;
+        c.find(Locator::Css("#username"))
+            .await?
+            .send_keys("SARA_99")
+            .await?;
+        c.find(Locator::Css("#password"))
+            .await?
+            .send_keys("another one")
+            .await?;
+        c.find(Locator::Css("#signin-submit"))
+            .await?
+            .click()
+            .await?;
+        eventually("the taken-name error", || async {
+            let t = text_of(&c, "#signin-errors").await?;
+            t.contains("That username is taken.").then_some(())
+        })
+        .await?;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn guests_create_only_bot_and_local_rooms_with_spec_defaults() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let url = server.url("/");
+    run_session(&driver, "create-box", DESKTOP, move |c| async move {
+        open(&c, &url).await?;
+        let opponents = js(&c, "return [...document.querySelectorAll('#create-opponent .option')].map(o => o.textContent);").await?;
+        assert_eq!(opponents, serde_json::json!(["Bot", "Local player"]));
+        // Bot: the difficulty slider 0–100 at 50 %, X by default.
+        assert_eq!(attr_of(&c, "#create-difficulty", "min").await.as_deref(), Some("0"));
+        assert_eq!(attr_of(&c, "#create-difficulty", "max").await.as_deref(), Some("100"));
+        assert_eq!(js(&c, "return document.querySelector('#create-difficulty').value;").await?, "50");
+        assert_eq!(js(&c, "return document.querySelector('#create-side-0').checked;").await?, true);
+        assert!(c.find(Locator::Css("#create-time")).await.is_err(), "no time for XO");
+        // Infinite XO offers 5 / 10 / 30 s with 10 chosen.
+        c.find(Locator::Css("label[for='create-game-1']")).await?.click().await?;
+        let times = js(&c, "return [...document.querySelectorAll('#create-time .option')].map(o => o.textContent);").await?;
+        assert_eq!(times, serde_json::json!(["5 s", "10 s", "30 s"]));
+        assert_eq!(js(&c, "return document.querySelector('#create-time-1').checked;").await?, true);
+        // Local: two names, and a clear message when they clash.
+        c.find(Locator::Css("label[for='create-opponent-1']")).await?.click().await?;
+        assert!(c.find(Locator::Css("#create-difficulty")).await.is_err(), "no slider for Local");
+        c.find(Locator::Css("#create-name1")).await?.send_keys(" Sara").await?;
+        c.find(Locator::Css("#create-name2")).await?.send_keys("sARA ").await?;
+        eventually("the clash message", || async {
+            let t = text_of(&c, "#create-errors").await?;
+            t.contains("The two names must differ").then_some(())
+        })
+        .await?;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn kiosk_home_has_the_qr_code_and_both_play_choices_without_sign_in() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let url = server.url("/kiosk");
+    let base = server.base.clone();
+    run_session(&driver, "kiosk-home", KIOSK, move |c| async move {
+        open(&c, &url).await?;
+        assert_eq!(
+            js(
+                &c,
+                "return document.documentElement.classList.contains('kiosk');"
+            )
+            .await?,
+            true
+        );
+        let svg = js(&c, "return document.querySelector('#qr svg') !== null;").await?;
+        assert_eq!(svg, true, "a QR code");
+        let address = text_of(&c, ".address").await.unwrap_or_default();
+        assert_eq!(address, base);
+        let nav = text_of(&c, ".navbar").await.unwrap_or_default();
+        assert!(!nav.contains("Sign in"), "no sign-in on the kiosk: {nav}");
+        // Large touch targets (U7): at least 64 px.
+        let h = js(
+            &c,
+            "return document.querySelector('#play-bot').getBoundingClientRect().height;",
+        )
+        .await?;
+        assert!(h.as_f64().unwrap_or(0.0) >= 64.0, "{h}");
+        c.find(Locator::Css("#play-friend")).await?.click().await?;
+        c.find(Locator::Css("#friend-name1"))
+            .await?
+            .send_keys("Omar")
+            .await?;
+        c.find(Locator::Css("#friend-name2"))
+            .await?
+            .send_keys("omar")
+            .await?;
+        eventually("the clash message", || async {
+            let t = text_of(&c, "#friend-errors").await?;
+            t.contains("The two names must differ").then_some(())
+        })
+        .await?;
+        save_screenshot(&c, "kiosk-home").await;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn layouts_fit_phone_and_kiosk_screens_without_sideways_scrolling() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    for (name, size, path) in [
+        ("phone-lobby", PHONE, "/"),
+        ("phone-rules", PHONE, "/rules"),
+        ("kiosk-800", KIOSK, "/kiosk"),
+        ("kiosk-1280", DESKTOP, "/kiosk"),
+        ("landscape-rules", KIOSK, "/rules"),
+    ] {
+        let url = server.url(path);
+        run_session(&driver, name, size, move |c| async move {
+            open(&c, &url).await?;
+            let overflow = js(&c, "return document.documentElement.scrollWidth - window.innerWidth;").await?;
+            assert!(overflow.as_f64().unwrap_or(1.0) <= 0.0, "{name}: {overflow} px too wide");
+            let small = js(&c, "return [...document.querySelectorAll('.cell')].filter(c => c.getBoundingClientRect().width < 48).length;").await?;
+            assert_eq!(small, 0, "{name}: cells are at least 48 px");
+            save_screenshot(&c, name).await;
+            Ok(())
+        })
+        .await;
+    }
+}

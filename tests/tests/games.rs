@@ -1,0 +1,436 @@
+//! Browser tests that play games through the real server's WebSocket (issue 4): a local game
+//! to a win, keyboard-only play, a bot game with hint, undo and replay, the kiosk's idle
+//! return, and a rated game between two browsers with a spectator. Run by
+//! `scripts/test-browser`.
+
+use fantoccini::key::Key;
+use fantoccini::{Client, Locator};
+use xo_tests::{
+    Driver, Outcome, Server, attr_of, eventually, js, run_session, run_sessions, save_screenshot,
+    text_of, wait_for_app,
+};
+
+const KIOSK: (u32, u32) = (800, 480);
+const DESKTOP: (u32, u32) = (1280, 800);
+const PHONE: (u32, u32) = (360, 640);
+
+async fn open(client: &Client, url: &str) -> Outcome {
+    client.goto(url).await?;
+    wait_for_app(client).await?;
+    eventually("the WebSocket to connect", || async {
+        client
+            .find(Locator::Css(".conn"))
+            .await
+            .is_err()
+            .then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+async fn click(client: &Client, css: &str) -> Outcome {
+    let el = eventually(&format!("{css} to appear"), || async {
+        client.find(Locator::Css(css)).await.ok()
+    })
+    .await?;
+    el.click().await?;
+    Ok(())
+}
+
+async fn type_into(client: &Client, css: &str, text: &str) -> Outcome {
+    client
+        .find(Locator::Css(css))
+        .await?
+        .send_keys(text)
+        .await?;
+    Ok(())
+}
+
+/// The number of marks on the live board.
+async fn marks(client: &Client) -> Result<u64, String> {
+    let n = js(
+        client,
+        "return document.querySelectorAll('#board .mark').length;",
+    )
+    .await?;
+    Ok(n.as_u64().unwrap_or(0))
+}
+
+async fn wait_marks(client: &Client, n: u64) -> Outcome {
+    eventually(&format!("{n} marks on the board"), || async {
+        (marks(client).await.ok()? == n).then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Clicks a live-board cell once the reader may move, and waits for the mark.
+async fn play(client: &Client, cell: u8, marks_after: u64) -> Outcome {
+    let css = format!("#board [data-cell='{cell}']");
+    eventually(&format!("cell {cell} to be playable"), || async {
+        (attr_of(client, &css, "aria-disabled").await.as_deref() == Some("false")).then_some(())
+    })
+    .await?;
+    client.find(Locator::Css(&css)).await?.click().await?;
+    wait_marks(client, marks_after).await
+}
+
+async fn start_local_game(c: &Client, base: &str) -> Outcome {
+    open(c, &format!("{base}/kiosk")).await?;
+    click(c, "#play-friend").await?;
+    type_into(c, "#friend-name1", "Sara").await?;
+    type_into(c, "#friend-name2", "Omar").await?;
+    click(c, "#friend-submit").await?;
+    eventually("the room screen", || async {
+        let path = js(c, "return location.pathname;").await.ok()?;
+        path.as_str()?.starts_with("/kiosk/room/").then_some(())
+    })
+    .await?;
+    eventually("the board", || async {
+        c.find(Locator::Css("#board")).await.ok().map(|_| ())
+    })
+    .await?;
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn local_game_to_a_win_highlights_the_line() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "local-win", KIOSK, move |c| async move {
+        start_local_game(&c, &base).await?;
+        let rail = text_of(&c, "#rail-text").await.unwrap_or_default();
+        assert!(rail.ends_with("(X) to move"), "the rail names X's player: {rail}");
+        // X: 0, 1, 2 against O: 3, 4 — whoever holds X wins along the top row.
+        for (i, cell) in [0u8, 3, 1, 4, 2].into_iter().enumerate() {
+            play(&c, cell, i as u64 + 1).await?;
+        }
+        eventually("the result", || async {
+            let t = text_of(&c, "#result").await?;
+            t.contains("wins with a line").then_some(())
+        })
+        .await?;
+        let win = js(&c, "return [...document.querySelectorAll('#board .cell.win')].map(c => c.dataset.cell);").await?;
+        assert_eq!(win, serde_json::json!(["0", "1", "2"]));
+        assert_eq!(js(&c, "return document.querySelector('#board .win-line') !== null;").await?, true);
+        let live = text_of(&c, "#live, #live-alt").await.unwrap_or_default();
+        let live2 = js(&c, "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;").await?;
+        assert!(live2.as_str().unwrap_or_default().contains("wins with a line"), "announced: {live} / {live2}");
+        save_screenshot(&c, "game-won").await;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn keyboard_only_play_moves_the_focus_and_places_with_space_and_enter() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "keyboard-play", KIOSK, move |c| async move {
+        start_local_game(&c, &base).await?;
+        js(
+            &c,
+            "document.querySelector('#board [tabindex=\"0\"]').focus(); return 0;",
+        )
+        .await?;
+        // Centre with Enter.
+        c.active_element()
+            .await?
+            .send_keys(&Key::Enter.to_string())
+            .await?;
+        wait_marks(&c, 1).await?;
+        assert!(
+            attr_of(&c, "#board [data-cell='4']", "aria-label")
+                .await
+                .unwrap_or_default()
+                .starts_with("centre, "),
+        );
+        // Up to top centre, Space.
+        c.active_element()
+            .await?
+            .send_keys(&Key::Up.to_string())
+            .await?;
+        c.active_element().await?.send_keys(" ").await?;
+        wait_marks(&c, 2).await?;
+        // An occupied cell does nothing.
+        c.active_element()
+            .await?
+            .send_keys(&Key::Enter.to_string())
+            .await?;
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        assert_eq!(marks(&c).await?, 2);
+        let label = attr_of(&c, "#board [data-cell='1']", "aria-label")
+            .await
+            .unwrap_or_default();
+        assert!(
+            label == "top centre, X" || label == "top centre, O",
+            "{label}"
+        );
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn bot_game_with_hint_undo_and_replay_analysis() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let url = server.url("/");
+    run_session(&driver, "bot-game", DESKTOP, move |c| async move {
+        open(&c, &url).await?;
+        // Perfect bot (100 %), the human plays X.
+        js(&c, "const s = document.querySelector('#create-difficulty'); s.value = '100'; s.dispatchEvent(new Event('input', {bubbles: true})); return 0;").await?;
+        click(&c, "#create-submit").await?;
+        eventually("the bot room", || async {
+            c.find(Locator::Css("#hint")).await.ok().map(|_| ())
+        })
+        .await?;
+        click(&c, "#hint").await?;
+        let hinted = eventually("a hinted cell", || async {
+            let cell = js(&c, "const h = document.querySelector('#board .cell.hint'); return h ? h.dataset.cell : null;").await.ok()?;
+            cell.as_str().map(str::to_owned)
+        })
+        .await?;
+        let label = attr_of(&c, &format!("#board [data-cell='{hinted}']"), "aria-label").await.unwrap_or_default();
+        assert!(label.ends_with(", hint"), "{label}");
+        play(&c, hinted.parse()?, 1).await?;
+        wait_marks(&c, 2).await?;
+        // Undo takes back the human's move and the bot's reply.
+        eventually("undo enabled", || async {
+            (attr_of(&c, "#undo", "disabled").await.is_none()).then_some(())
+        })
+        .await?;
+        click(&c, "#undo").await?;
+        wait_marks(&c, 0).await?;
+        // Play again, then replay shows the moves with the table's verdicts.
+        play(&c, 4, 1).await?;
+        wait_marks(&c, 2).await?;
+        click(&c, "#replay-toggle").await?;
+        let rows = eventually("the move list", || async {
+            let n = js(&c, "return document.querySelectorAll('#move-list li').length;").await.ok()?;
+            (n.as_u64()? == 2).then_some(n)
+        })
+        .await?;
+        assert_eq!(rows, 2);
+        let first = text_of(&c, "#move-list li").await.unwrap_or_default();
+        assert!(first.contains("X centre") && first.contains("draw → draw"), "{first}");
+        click(&c, "#replay-prev").await?;
+        eventually("one mark in the replay", || async {
+            let n = js(&c, "return document.querySelectorAll('#replay-board .mark').length;").await.ok()?;
+            (n.as_u64()? == 1).then_some(())
+        })
+        .await?;
+        assert_eq!(text_of(&c, "#replay-status").await.as_deref(), Some("Move 1 of 2"));
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn kiosk_returns_home_after_the_idle_time_once_the_game_is_over() {
+    let server = Server::start(3).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "kiosk-idle", KIOSK, move |c| async move {
+        start_local_game(&c, &base).await?;
+        // A game in progress holds the screen past the idle time.
+        play(&c, 0, 1).await?;
+        tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+        let path = js(&c, "return location.pathname;").await?;
+        assert!(
+            path.as_str()
+                .unwrap_or_default()
+                .starts_with("/kiosk/room/"),
+            "{path}"
+        );
+        for (i, cell) in [3u8, 1, 4, 2].into_iter().enumerate() {
+            play(&c, cell, i as u64 + 2).await?;
+        }
+        eventually("the result", || async { text_of(&c, "#result").await }).await?;
+        eventually("the kiosk home after the idle time", || async {
+            let path = js(&c, "return location.pathname;").await.ok()?;
+            (path == "/kiosk").then_some(())
+        })
+        .await?;
+        assert_eq!(
+            js(&c, "return document.querySelector('#play-bot') !== null;").await?,
+            true
+        );
+        Ok(())
+    })
+    .await;
+}
+
+async fn register(c: &Client, base: &str, name: &str) -> Outcome {
+    open(c, &format!("{base}/signin")).await?;
+    click(c, "#signin-switch").await?;
+    type_into(c, "#username", name).await?;
+    type_into(c, "#password", "password123").await?;
+    click(c, "#signin-submit").await?;
+    eventually("the lobby as a signed-in player", || async {
+        let nav = text_of(c, ".navbar").await?;
+        nav.contains(name).then_some(())
+    })
+    .await?;
+    eventually("the WebSocket to reconnect", || async {
+        c.find(Locator::Css(".conn")).await.is_err().then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn two_players_play_a_rated_passcode_game_watched_by_a_spectator() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_sessions(&driver, "rated-game", &[DESKTOP, PHONE, KIOSK], move |sessions| async move {
+        let (host, guest, spectator) = (&sessions[0], &sessions[1], &sessions[2]);
+        register(host, &base, "hostess").await?;
+        register(guest, &base, "visitor").await?;
+        // The host creates a passcode room.
+        click(host, "label[for='create-joining-2']").await?;
+        type_into(host, "#create-passcode", "4321").await?;
+        click(host, "#create-submit").await?;
+        let passcode = eventually("the passcode shown to the host", || async {
+            text_of(host, "#passcode").await
+        })
+        .await?;
+        assert!(passcode.contains("4321"), "{passcode}");
+        let room_path = js(host, "return location.pathname;").await?;
+        // The guest finds it in the lobby and joins with the code; a wrong one is refused.
+        click(guest, "#room-list .room-link").await?;
+        eventually("the join form", || async {
+            guest.find(Locator::Css("#join-passcode")).await.ok()
+        })
+        .await?;
+        assert!(guest.find(Locator::Css("#passcode")).await.is_err(), "only the host sees the code");
+        type_into(guest, "#join-passcode", "1111").await?;
+        click(guest, "#join").await?;
+        eventually("the wrong-passcode error", || async {
+            let t = text_of(guest, "#notice").await?;
+            t.contains("Wrong passcode").then_some(())
+        })
+        .await?;
+        guest.find(Locator::Css("#join-passcode")).await?.clear().await?;
+        type_into(guest, "#join-passcode", "4321").await?;
+        click(guest, "#join").await?;
+        click(guest, "#ready").await?;
+        eventually("start enabled", || async {
+            (attr_of(host, "#start", "disabled").await.is_none()).then_some(())
+        })
+        .await?;
+        click(host, "#start").await?;
+        // A spectator cannot act but sees the ELO preview; the players see the count.
+        open(spectator, &format!("{base}{}", room_path.as_str().unwrap_or("/"))).await?;
+        eventually("the spectator count", || async {
+            let t = text_of(host, "#spectators").await?;
+            t.contains("1 watching").then_some(())
+        })
+        .await?;
+        eventually("the spectator's board", || async {
+            spectator.find(Locator::Css("#board")).await.ok()
+        })
+        .await?;
+        assert!(spectator.find(Locator::Css("#resign")).await.is_err());
+        let disabled = js(spectator, "return [...document.querySelectorAll('#board .cell')].every(c => c.getAttribute('aria-disabled') === 'true');").await?;
+        assert_eq!(disabled, true, "a spectator's board does nothing");
+        eventually("the ELO preview for the spectator", || async {
+            spectator.find(Locator::Css("#elo-panel")).await.ok()
+        })
+        .await?;
+        // Whoever is X plays the top row; O answers on the middle row.
+        let host_is_x = eventually("the marks assigned", || async {
+            let rail = text_of(host, "#rail-text").await?;
+            if rail.contains("you are X") || rail.contains("You are X") {
+                Some(true)
+            } else if rail.contains("you are O") || rail.contains("You are O") {
+                Some(false)
+            } else {
+                None
+            }
+        })
+        .await?;
+        let (x, o) = if host_is_x { (host, guest) } else { (guest, host) };
+        play(x, 0, 1).await?;
+        play(o, 3, 2).await?;
+        play(x, 1, 3).await?;
+        play(o, 4, 4).await?;
+        play(x, 2, 5).await?;
+        let winner_change = eventually("the winner's rating change", || async {
+            text_of(x, ".change.gain").await
+        })
+        .await?;
+        assert!(winner_change.starts_with('+'), "{winner_change}");
+        let loser_change = eventually("the loser's rating change", || async {
+            text_of(o, ".change.loss").await
+        })
+        .await?;
+        assert!(loser_change.starts_with('−'), "{loser_change}");
+        save_screenshot(x, "rated-result").await;
+        Ok(())
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn kicked_player_cannot_view_the_room_again() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_sessions(
+        &driver,
+        "kicked",
+        &[DESKTOP, PHONE],
+        move |sessions| async move {
+            let (host, guest) = (&sessions[0], &sessions[1]);
+            register(host, &base, "owner").await?;
+            register(guest, &base, "pest").await?;
+            click(host, "#create-submit").await?;
+            eventually("the waiting room", || async {
+                host.find(Locator::Css("#start")).await.ok()
+            })
+            .await?;
+            let room_path = js(host, "return location.pathname;").await?;
+            click(guest, "#room-list .room-link").await?;
+            click(guest, "#join").await?;
+            eventually("the guest seated", || async {
+                let t = text_of(host, "#seat-1").await?;
+                t.contains("pest").then_some(())
+            })
+            .await?;
+            // Kick asks once, in place.
+            click(host, "#kick").await?;
+            click(host, "#kick-yes").await?;
+            eventually("the kicked player's notice", || async {
+                let t = text_of(guest, "#notice").await?;
+                t.contains("removed you").then_some(())
+            })
+            .await?;
+            let path = js(guest, "return location.pathname;").await?;
+            assert_eq!(path, "/");
+            // Opening the room's link again is refused.
+            open(
+                guest,
+                &format!("{base}{}", room_path.as_str().unwrap_or("/")),
+            )
+            .await?;
+            eventually("the refusal", || async {
+                let t = text_of(guest, "#notice").await?;
+                t.contains("removed you").then_some(())
+            })
+            .await?;
+            assert!(guest.find(Locator::Css("#board")).await.is_err());
+            Ok(())
+        },
+    )
+    .await;
+}
