@@ -1293,7 +1293,7 @@ fn random_intents_never_panic_and_refusals_change_nothing() {
                     }
                     15 => Intent::Undo,
                     _ => {
-                        if pick.random_bool(0.05) {
+                        if pick.random_bool(0.3) {
                             Intent::Exit
                         } else {
                             Intent::Open
@@ -1316,6 +1316,9 @@ fn random_intents_never_panic_and_refusals_change_nothing() {
                 }
                 if fx.iter().any(|e| matches!(e, Effect::Commit(_))) {
                     room.committed(Vec::new());
+                }
+                if pick.random_bool(0.05) {
+                    room.disconnect(people[pick.random_range(0..people.len())].conn);
                 }
                 b.now += pick.random_range(0..7_000);
                 let fx = room.tick(&mut b.ctx());
