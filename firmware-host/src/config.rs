@@ -58,6 +58,18 @@ pub struct Cli {
     )]
     pub max_ws_per_address: usize,
 
+    /// The address phones should open, shown on the status display and by the kiosk's QR
+    /// code (GET /api/config). Default: http://HOSTNAME.local:PORT when listening on all
+    /// interfaces, else http://ADDR:PORT.
+    #[arg(long, env = "XO_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+
+    /// Optional status display (P5): `png:DIR` (writes DIR/status.png, for desktops),
+    /// `ssd1306:/dev/i2c-1[:0x3c]` (OLED over I2C) or `fb:/dev/fb1` (Linux framebuffer).
+    /// Refreshed every 5 seconds.
+    #[arg(long, env = "XO_DISPLAY", value_name = "BACKEND")]
+    pub display: Option<String>,
+
     /// After binding, write the bound port number (digits and a newline) to this file, for
     /// scripts and tests that start the server with port 0.
     #[arg(long, env = "XO_PORT_FILE", value_name = "FILE")]
@@ -72,6 +84,10 @@ pub struct Config {
     pub kiosk_idle_s: u64,
     /// 0: no limit.
     pub max_ws_per_address: usize,
+    /// `None`: derived from the bound address (see [`Cli::public_url`]).
+    pub public_url: Option<String>,
+    /// A `status_display::Backend` spec, or `None` for no display.
+    pub display: Option<String>,
     pub port_file: Option<PathBuf>,
 }
 
@@ -83,6 +99,8 @@ impl Config {
             data_dir: data_dir.into(),
             kiosk_idle_s: 120,
             max_ws_per_address: 32,
+            public_url: None,
+            display: None,
             port_file: None,
         }
     }
@@ -95,7 +113,58 @@ impl From<&Cli> for Config {
             data_dir: cli.data_dir.clone(),
             kiosk_idle_s: cli.kiosk_idle,
             max_ws_per_address: cli.max_ws_per_address,
+            public_url: cli.public_url.clone(),
+            display: cli.display.clone(),
             port_file: cli.port_file.clone(),
         }
+    }
+}
+
+/// The address phones should open when none is configured: `http://HOSTNAME.local:PORT` for
+/// a server listening on every interface (the Pi image answers to its `.local` name, P4),
+/// else the bound address itself. Port 80 is left out.
+pub fn default_public_url(bound: SocketAddr, hostname: Option<&str>) -> String {
+    let port = if bound.port() == 80 {
+        String::new()
+    } else {
+        format!(":{}", bound.port())
+    };
+    match (bound.ip().is_unspecified(), hostname) {
+        (true, Some(name)) if !name.is_empty() => {
+            let name = name.strip_suffix(".local").unwrap_or(name);
+            format!("http://{name}.local{port}")
+        }
+        _ => match bound {
+            SocketAddr::V4(v4) => format!("http://{}{port}", v4.ip()),
+            SocketAddr::V6(v6) => format!("http://[{}]{port}", v6.ip()),
+        },
+    }
+}
+
+/// This machine's host name, from the kernel (Linux) or `HOSTNAME`.
+pub fn hostname() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_public_url_prefers_the_local_name_on_all_interfaces() {
+        let any: SocketAddr = "0.0.0.0:8080".parse().expect("addr");
+        assert_eq!(default_public_url(any, Some("xo")), "http://xo.local:8080");
+        assert_eq!(
+            default_public_url(any, Some("xo.local")),
+            "http://xo.local:8080"
+        );
+        let lo: SocketAddr = "127.0.0.1:80".parse().expect("addr");
+        assert_eq!(default_public_url(lo, Some("xo")), "http://127.0.0.1");
+        let v6: SocketAddr = "[::1]:9000".parse().expect("addr");
+        assert_eq!(default_public_url(v6, None), "http://[::1]:9000");
     }
 }

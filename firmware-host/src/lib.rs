@@ -12,6 +12,7 @@
 //!   [`rooms::Persistence`].
 //! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
 //! - [`assets`]: the UI files embedded at build time.
+//! - [`display`]: the optional status display thread (P5).
 //! - [`shutdown`]: waiting for SIGINT or SIGTERM.
 //!
 //! # Example
@@ -31,6 +32,7 @@
 pub mod accounts;
 pub mod assets;
 pub mod config;
+pub mod display;
 pub mod http;
 pub mod server;
 pub mod shutdown;

@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 
 use crate::accounts::Throttle;
 use crate::config::Config;
+use crate::display::DisplayTask;
 use crate::http;
 use crate::store::Store;
 use rooms::{Hub, HubConfig, Persistence};
@@ -41,6 +42,8 @@ pub struct App {
     pub connections: AtomicUsize,
     /// Rooms, the lobby and WebSocket sessions.
     pub hub: Hub,
+    /// The address phones should open (configured, or derived from the bound address).
+    pub public_url: String,
     /// Open WebSocket connections per client address.
     pub ws_per_address: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>,
 }
@@ -52,6 +55,7 @@ pub struct Server {
     app: Arc<App>,
     stop: watch::Sender<bool>,
     accept_task: JoinHandle<()>,
+    display: Option<DisplayTask>,
 }
 
 impl Server {
@@ -75,7 +79,10 @@ impl Server {
             std::fs::write(port_file, format!("{}\n", addr.port()))
                 .with_context(|| format!("cannot write {}", port_file.display()))?;
         }
-        tracing::info!(%addr, ui_built = crate::assets::ui_built(), "listening on http://{addr}");
+        let public_url = config.public_url.clone().unwrap_or_else(|| {
+            crate::config::default_public_url(addr, crate::config::hostname().as_deref())
+        });
+        tracing::info!(%addr, public_url, ui_built = crate::assets::ui_built(), "listening on http://{addr}");
 
         let app = Arc::new(App {
             store,
@@ -86,7 +93,15 @@ impl Server {
             connections: AtomicUsize::new(0),
             hub,
             ws_per_address: std::sync::Mutex::default(),
+            public_url,
         });
+        let display = match app.config.display.as_deref() {
+            Some(spec) => Some(
+                DisplayTask::start(spec, Arc::clone(&app))
+                    .with_context(|| format!("cannot start the status display {spec:?}"))?,
+            ),
+            None => None,
+        };
         let (stop, stopped) = watch::channel(false);
         let accept_task = tokio::spawn(accept_loop(listener, Arc::clone(&app), stopped));
         Ok(Server {
@@ -94,6 +109,7 @@ impl Server {
             app,
             stop,
             accept_task,
+            display,
         })
     }
 
@@ -108,8 +124,8 @@ impl Server {
     }
 
     /// Stops in order: 1. stop accepting and let open HTTP requests finish (up to 10 s);
-    /// 2. the hub closes every WebSocket and each room saves its state; 3. every pending store
-    /// write is committed durably and the store writer stops.
+    /// 2. the hub closes every WebSocket and each room saves its state; 3. the status display
+    /// stops; 4. every pending store write is committed durably and the store writer stops.
     pub async fn shutdown(self) {
         // Receivers only see the flag; an error means the accept loop is already gone.
         let _ignored = self.stop.send(true);
@@ -117,6 +133,11 @@ impl Server {
             tracing::error!(error = %e, "accept loop ended abnormally");
         }
         self.app.hub.shutdown().await;
+        if let Some(display) = self.display
+            && let Err(e) = tokio::task::spawn_blocking(move || display.stop()).await
+        {
+            tracing::error!(error = %e, "stopping the status display failed");
+        }
         let store = self.app.store.clone();
         if let Err(e) = tokio::task::spawn_blocking(move || store.shutdown_blocking()).await {
             tracing::error!(error = %e, "store shutdown task failed");

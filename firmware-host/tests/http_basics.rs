@@ -30,6 +30,11 @@ async fn config_serves_the_kiosk_idle_time() {
     let s = TestServer::start().await;
     let json = s.get("/api/config", None).await.json();
     assert_eq!(json["kiosk_idle_s"], 120);
+    assert_eq!(
+        json["public_url"],
+        format!("http://{}", s.addr()),
+        "bound to one address: that address"
+    );
     s.server.shutdown().await;
 }
 

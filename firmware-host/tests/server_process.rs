@@ -114,6 +114,10 @@ fn help_documents_every_flag_and_its_environment_variable() {
         "--port-file",
         "--max-ws-per-address",
         "XO_MAX_WS_PER_ADDRESS",
+        "--public-url",
+        "XO_PUBLIC_URL",
+        "--display",
+        "XO_DISPLAY",
     ] {
         assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
     }
