@@ -37,8 +37,8 @@ pub use error::ErrorCode;
 pub use frame::{Frame, FrameError, Framing, decode_client, decode_server};
 pub use server::{CloseReason, Event, ServerMsg};
 pub use view::{
-    ClockView, EloPreview, JoinRequestView, Joining, Phase, PlayerView, RoomKind, RoomSummary,
-    RoomView, SeatView, YouView,
+    ClockView, EloPreview, JoinRequestView, Joining, Phase, PlayerView, ResultView, RoomKind,
+    RoomSummary, RoomView, SeatView, YouView,
 };
 
 /// The protocol version carried by both hellos.
