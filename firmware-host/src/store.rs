@@ -999,6 +999,13 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
         }
         Op::CommitGame(game) => commit_game(txn, game),
         Op::SaveRoom { id, state } => {
+            // A room whose game is stored is over: a late save (racing the result) must not
+            // bring it back at the next start.
+            let games = txn.open_table(GAMES).map_err(store_err)?;
+            if games.get(id.as_str()).map_err(store_err)?.is_some() {
+                tracing::debug!(room = %id, "ignoring a save of a room whose game is stored");
+                return Ok(Outcome::Done);
+            }
             let mut rooms = txn.open_table(OPEN_ROOMS).map_err(store_err)?;
             rooms
                 .insert(id.as_str(), state.as_slice())
@@ -1013,7 +1020,9 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
     }
 }
 
-/// P3: the game record, both ratings, points and W/D/L in the caller's one transaction.
+/// P3: the game record, both ratings, points and W/D/L in the caller's one transaction, which
+/// also forgets the saved open room of the same id (the room a game was played in has the
+/// game's id).
 fn commit_game(txn: &WriteTransaction, game: &FinishedGame) -> Result<Outcome, StoreError> {
     let mut games = txn.open_table(GAMES).map_err(store_err)?;
     if let Some(existing) = games.get(game.id.as_str()).map_err(store_err)? {
@@ -1098,6 +1107,10 @@ fn commit_game(txn: &WriteTransaction, game: &FinishedGame) -> Result<Outcome, S
             encode(&VersionedGame::V1(record))?.as_slice(),
         )
         .map_err(store_err)?;
+    // The room the game was played in is no longer open: forgetting its saved state in the
+    // same transaction means a crash can never restore a game whose result is stored.
+    let mut rooms = txn.open_table(OPEN_ROOMS).map_err(store_err)?;
+    rooms.remove(game.id.as_str()).map_err(store_err)?;
     let mut index = txn.open_table(USER_GAMES).map_err(store_err)?;
     let mut seated = Vec::new();
     for player in [&game.x, &game.o] {

@@ -3,93 +3,13 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-use support::{credentials, request};
+use support::{Process, credentials, request};
 
 const BIN: &str = env!("CARGO_BIN_EXE_firmware-host");
-
-/// The real server process; killed if a test fails before stopping it.
-struct Process {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            // Best effort on a failing test: the process must not outlive it.
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-impl Process {
-    /// Starts the binary on 127.0.0.1 port 0 and reads the port from the log line.
-    fn start(data_dir: &Path, extra_env: &[(&str, &str)]) -> Process {
-        let mut command = Command::new(BIN);
-        command
-            .args(["--bind", "127.0.0.1:0", "--data-dir"])
-            .arg(data_dir)
-            .env_remove("XO_BIND")
-            .env_remove("XO_KIOSK_IDLE")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (k, v) in extra_env {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().expect("start firmware-host");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (found, lines) = std::sync::mpsc::channel();
-        // Reads the log until the address appears, then keeps draining so the pipe never fills.
-        std::thread::spawn(move || {
-            let mut sent = false;
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if !sent && let Some(rest) = line.split("listening on http://").nth(1) {
-                    let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
-                    sent = found.send(addr).is_ok();
-                }
-            }
-        });
-        let addr = lines
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the server logs its address within 30 s");
-        Process {
-            child,
-            addr: addr.parse().expect("a socket address in the log line"),
-        }
-    }
-
-    /// SIGKILL: no chance to flush anything.
-    fn stop_with_kill(mut self) {
-        self.child.kill().expect("SIGKILL");
-        self.child.wait().expect("reaped");
-    }
-
-    /// Sends a signal with the system's `kill` and waits (bounded) for a clean exit.
-    fn stop_with(mut self, signal: &str) {
-        let status = Command::new("kill")
-            .args([signal, &self.child.id().to_string()])
-            .status()
-            .expect("run kill");
-        assert!(status.success());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                assert!(status.success(), "clean exit after {signal}: {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "no exit within 20 s of {signal}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
 
 #[test]
 fn help_documents_every_flag_and_its_environment_variable() {

@@ -524,3 +524,39 @@ fn expired_sessions_are_purged_when_the_store_opens() {
         assert!(table.get([8u8; 32].as_slice()).expect("get").is_some());
     }
 }
+
+#[test]
+fn committing_a_game_forgets_its_room_and_refuses_later_saves() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = open(dir.path());
+    let a = register(&store, "alpha", 1);
+    let b = register(&store, "beta", 2);
+    store
+        .save_room_blocking("room-9", b"playing")
+        .expect("save");
+    store.save_room_blocking("other", b"waiting").expect("save");
+    store
+        .commit_game_blocking(&finished(
+            "room-9",
+            Game::Infinite,
+            user(a, "alpha"),
+            user(b, "beta"),
+            GameEnd::Agreed,
+            true,
+        ))
+        .expect("commit");
+    // A save that raced the result arrives late.
+    store
+        .save_room_blocking("room-9", b"stale")
+        .expect("ignored, not an error");
+    store.shutdown_blocking();
+    drop(store);
+
+    // Even without the rooms crate's own delete, the finished room is not restored.
+    let store = open(dir.path());
+    assert_eq!(
+        store.load_rooms_blocking().expect("rooms"),
+        vec![("other".to_owned(), b"waiting".to_vec())]
+    );
+    store.shutdown_blocking();
+}

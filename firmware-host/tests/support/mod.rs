@@ -2,8 +2,11 @@
 //! data directory, and a small HTTP/1.1 client over a plain TcpStream.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use firmware_host::{Config, Server};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -337,4 +340,82 @@ pub async fn play_rated_until_resignation(
     })
     .await;
     (room_id, result)
+}
+
+/// The real server process; killed if a test fails before stopping it.
+pub struct Process {
+    pub child: Child,
+    pub addr: SocketAddr,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            // Best effort on a failing test: the process must not outlive it.
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Process {
+    /// Starts the binary on 127.0.0.1 port 0 and reads the port from the log line.
+    pub fn start(data_dir: &Path, extra_env: &[(&str, &str)]) -> Process {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_firmware-host"));
+        command
+            .args(["--bind", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir)
+            .env_remove("XO_BIND")
+            .env_remove("XO_KIOSK_IDLE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in extra_env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("start firmware-host");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (found, lines) = std::sync::mpsc::channel();
+        // Reads the log until the address appears, then keeps draining so the pipe never fills.
+        std::thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if !sent && let Some(rest) = line.split("listening on http://").nth(1) {
+                    let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
+                    sent = found.send(addr).is_ok();
+                }
+            }
+        });
+        let addr = lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server logs its address within 30 s");
+        Process {
+            child,
+            addr: addr.parse().expect("a socket address in the log line"),
+        }
+    }
+
+    /// SIGKILL: no chance to flush anything.
+    pub fn stop_with_kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reaped");
+    }
+
+    /// Sends a signal with the system's `kill` and waits (bounded) for a clean exit.
+    pub fn stop_with(mut self, signal: &str) {
+        let status = Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                assert!(status.success(), "clean exit after {signal}: {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "no exit within 20 s of {signal}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
