@@ -515,14 +515,19 @@ async fn login(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiR
     let user = blocking(move || store.user_by_name_blocking(&name)).await??;
     let password = creds.password;
     let (user, phc) = match user {
-        Some((id, record)) => (Some((id, record.name)), record.password_hash),
-        None => (None, accounts::dummy_hash().to_owned()),
+        Some((id, record)) => (Some((id, record.name)), Some(record.password_hash)),
+        None => (None, None),
     };
     // Overlong passwords cannot match (A1) and would only cost hashing time.
     let plausible = accounts::validate_password(&password).is_ok();
     let matches = plausible
         && with_hash_permit(app, move || {
-            accounts::verify_password_blocking(&password, &phc)
+            // An unknown name is checked against a dummy hash (computed here, off the async
+            // threads, the first time) so it costs as long as a wrong password.
+            match &phc {
+                Some(stored) => accounts::verify_password_blocking(&password, stored),
+                None => accounts::verify_password_blocking(&password, accounts::dummy_hash()),
+            }
         })
         .await?;
     let Some((id, username)) = user.filter(|_| matches) else {
