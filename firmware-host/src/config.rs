@@ -59,8 +59,8 @@ pub struct Cli {
     pub max_ws_per_address: usize,
 
     /// The address phones should open, shown on the status display and by the kiosk's QR
-    /// code (GET /api/config). Default: http://HOSTNAME.local:PORT when listening on all
-    /// interfaces, else http://ADDR:PORT.
+    /// code (GET /api/config). Default: `http://HOSTNAME.local:PORT` when listening on all
+    /// interfaces, else `http://ADDR:PORT`.
     #[arg(long, env = "XO_PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<String>,
 
