@@ -91,6 +91,12 @@ fn turn_name(room: &RoomView, lang: Lang) -> String {
         .unwrap_or_else(|| mark(room.turn).to_owned())
 }
 
+/// Whether the reader plays in this room: holds a seat, or is the device of a local game
+/// (which holds no seat but plays both sides, M2.2).
+pub fn is_player(room: &RoomView) -> bool {
+    room.you.seat.is_some() || (room.kind == RoomKind::Local && room.you.host)
+}
+
 /// The navbar's right-hand controls (U9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NavControls {
@@ -103,7 +109,7 @@ pub enum NavControls {
 }
 
 pub fn nav_controls(room: &RoomView) -> NavControls {
-    let seated = room.you.seat.is_some();
+    let seated = is_player(room);
     let online = matches!(room.kind, RoomKind::Online { .. });
     match (seated, online, room.phase) {
         (true, true, Phase::Playing) => NavControls::Resign,
@@ -335,7 +341,13 @@ mod tests {
         room.kind = RoomKind::Bot { difficulty: 50 };
         assert_eq!(nav_controls(&room), NavControls::Exit);
         room.you.seat = None;
+        room.you.host = false;
         assert_eq!(nav_controls(&room), NavControls::Close);
+        // The device of a local game holds no seat but plays, so it may Exit.
+        room.kind = RoomKind::Local;
+        room.you.host = true;
+        assert_eq!(nav_controls(&room), NavControls::Exit);
+        assert!(is_player(&room));
     }
 
     #[test]

@@ -240,8 +240,15 @@ async fn sign_in_form_checks_the_rules_then_registers_and_signs_out() {
         })
         .await?;
         // Signed-in players may create rated rooms: Player is offered.
-        let labels = text_of(&c, "#create-opponent").await.unwrap_or_default();
-        assert!(labels.contains("Player"), "{labels}");
+        let labels = js(
+            &c,
+            "return document.querySelector('#create-opponent').textContent;",
+        )
+        .await?;
+        assert!(
+            labels.as_str().unwrap_or_default().contains("Player"),
+            "{labels}"
+        );
         // The same name cannot register twice.
         c.goto(c.current_url().await?.join("/signin")?.as_ref())
             .await?;

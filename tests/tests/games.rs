@@ -64,6 +64,15 @@ async fn wait_marks(client: &Client, n: u64) -> Outcome {
     Ok(())
 }
 
+/// Waits for at least `n` marks (a bot may already have answered).
+async fn wait_at_least(client: &Client, n: u64) -> Outcome {
+    eventually(&format!("at least {n} marks on the board"), || async {
+        (marks(client).await.ok()? >= n).then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
 /// Clicks a live-board cell once the reader may move, and waits for the mark.
 async fn play(client: &Client, cell: u8, marks_after: u64) -> Outcome {
     let css = format!("#board [data-cell='{cell}']");
@@ -72,7 +81,7 @@ async fn play(client: &Client, cell: u8, marks_after: u64) -> Outcome {
     })
     .await?;
     client.find(Locator::Css(&css)).await?.click().await?;
-    wait_marks(client, marks_after).await
+    wait_at_least(client, marks_after).await
 }
 
 async fn start_local_game(c: &Client, base: &str) -> Outcome {

@@ -200,7 +200,7 @@ pub fn App() -> Html {
                 let view = idle_view.borrow();
                 let idle = dom::now_ms() - *last_activity.borrow();
                 if idle_return_due(&view.route, view.room.as_ref(), idle, view.idle_s) {
-                    if view.room.as_ref().is_some_and(|r| r.you.seat.is_some()) {
+                    if view.room.as_ref().is_some_and(crate::room_model::is_player) {
                         send.emit(ClientMsg::Exit { id: None });
                     }
                     *last_activity.borrow_mut() = dom::now_ms();

@@ -222,7 +222,7 @@ fn side_panel(
     replaying: &UseStateHandle<bool>,
 ) -> Html {
     let lang = ctx.lang();
-    let seated = room.you.seat.is_some();
+    let seated = room_model::is_player(room);
     let online = matches!(room.kind, RoomKind::Online { .. });
     let mut parts: Vec<Html> = Vec::new();
 
@@ -304,7 +304,6 @@ fn side_panel(
     }
     parts.push(html! {
         <p class="spectators" id="spectators">
-            <span aria-hidden="true">{ "👁 " }</span>
             { lang.f(T::Watching, &[&room.spectators.to_string()]) }
         </p>
     });
