@@ -113,8 +113,11 @@ async fn local_game_to_a_win_highlights_the_line() {
         let rail = text_of(&c, "#rail-text").await.unwrap_or_default();
         assert!(rail.ends_with("(X) to move"), "the rail names X's player: {rail}");
         // X: 0, 1, 2 against O: 3, 4 — whoever holds X wins along the top row.
-        for (i, cell) in [0u8, 3, 1, 4, 2].into_iter().enumerate() {
-            play(&c, cell, i as u64 + 1).await?;
+        play(&c, 0, 1).await?;
+        play(&c, 3, 2).await?;
+        save_screenshot(&c, "game-in-progress").await;
+        for (i, cell) in [1u8, 4, 2].into_iter().enumerate() {
+            play(&c, cell, i as u64 + 3).await?;
         }
         eventually("the result", || async {
             let t = text_of(&c, "#result").await?;
@@ -152,6 +155,12 @@ async fn keyboard_only_play_moves_the_focus_and_places_with_space_and_enter() {
             .send_keys(&Key::Enter.to_string())
             .await?;
         wait_marks(&c, 1).await?;
+        // U5: the move is announced in the live region.
+        eventually("the move's announcement", || async {
+            let said = js(&c, "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;").await.ok()?;
+            said.as_str()?.contains("X on centre").then_some(())
+        })
+        .await?;
         assert!(
             attr_of(&c, "#board [data-cell='4']", "aria-label")
                 .await
@@ -384,6 +393,29 @@ async fn two_players_play_a_rated_passcode_game_watched_by_a_spectator() {
         .await?;
         assert!(loser_change.starts_with('−'), "{loser_change}");
         save_screenshot(x, "rated-result").await;
+        // The leaderboard ranks the winner first; the profile links the game's replay, whose
+        // analysis marks O's missed block.
+        let winner = if host_is_x { "hostess" } else { "visitor" };
+        open(x, &format!("{base}/leaderboard/xo")).await?;
+        let first = eventually("the leaderboard", || async {
+            text_of(x, "#leaderboard tbody tr").await
+        })
+        .await?;
+        assert!(first.contains(winner) && first.contains("1216"), "{first}");
+        open(x, &format!("{base}/profile/{winner}")).await?;
+        let profile = eventually("the profile", || async { text_of(x, ".ladders").await }).await?;
+        assert!(profile.contains("Rating 1216"), "{profile}");
+        click(x, ".games a").await?;
+        let moves = eventually("the replay's move list", || async {
+            let n = js(x, "return document.querySelectorAll('#move-list li').length;").await.ok()?;
+            (n.as_u64()? == 5).then_some(n)
+        })
+        .await?;
+        assert_eq!(moves, 5);
+        let slipped = js(x, "return document.querySelectorAll('#move-list li.slipped').length;").await?;
+        assert!(slipped.as_u64().unwrap_or(0) >= 1, "the missed block is marked");
+        let last = js(x, "return [...document.querySelectorAll('#move-list li')].pop().textContent;").await?;
+        assert!(last.as_str().unwrap_or_default().contains("won"), "{last}");
         Ok(())
     })
     .await;
