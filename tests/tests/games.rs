@@ -475,3 +475,122 @@ async fn kicked_player_cannot_view_the_room_again() {
     )
     .await;
 }
+
+/// Host creates an open XO room, the guest joins from the lobby and readies, the host starts.
+/// Returns the (X, O) sessions.
+async fn start_rated_game<'a>(
+    host: &'a Client,
+    guest: &'a Client,
+    base: &str,
+    guest_name: &str,
+) -> Result<(&'a Client, &'a Client), Box<dyn std::error::Error + Send + Sync>> {
+    open(host, &format!("{base}/")).await?;
+    click(host, "#create-submit").await?;
+    eventually("the waiting room", || async {
+        host.find(Locator::Css("#start")).await.ok()
+    })
+    .await?;
+    open(guest, &format!("{base}/")).await?;
+    click(guest, "#room-list .room-link").await?;
+    click(guest, "#join").await?;
+    eventually("the guest seated", || async {
+        let t = text_of(host, "#seat-1").await?;
+        t.contains(guest_name).then_some(())
+    })
+    .await?;
+    click(guest, "#ready").await?;
+    eventually("start enabled", || async {
+        (attr_of(host, "#start", "disabled").await.is_none()).then_some(())
+    })
+    .await?;
+    click(host, "#start").await?;
+    let host_is_x = eventually("the marks assigned", || async {
+        let rail = text_of(host, "#rail-text").await?;
+        if rail.contains("you are X") || rail.contains("You are X") {
+            Some(true)
+        } else if rail.contains("you are O") || rail.contains("You are O") {
+            Some(false)
+        } else {
+            None
+        }
+    })
+    .await?;
+    Ok(if host_is_x {
+        (host, guest)
+    } else {
+        (guest, host)
+    })
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn agreed_draw_shows_neutral_changes_and_resign_and_exit_returns_to_the_lobby() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_sessions(
+        &driver,
+        "draw-resign",
+        &[DESKTOP, DESKTOP],
+        move |sessions| async move {
+            let (host, guest) = (&sessions[0], &sessions[1]);
+            register(host, &base, "alpha").await?;
+            register(guest, &base, "bravo").await?;
+            let (x, o) = start_rated_game(host, guest, &base, "bravo").await?;
+            // M3.8: X offers, O accepts.
+            click(x, "#offer-draw").await?;
+            eventually("the offer pending for X", || async {
+                (attr_of(x, "#offer-draw", "disabled").await.is_some()).then_some(())
+            })
+            .await?;
+            click(o, "#accept-draw").await?;
+            for who in [x, o] {
+                let result = eventually("the agreed draw", || async {
+                    text_of(who, "#result").await
+                })
+                .await?;
+                assert_eq!(result, "Draw by agreement");
+                // E3: equal ratings drawing change by zero: neutral, for both cards.
+                let neutral = eventually("two neutral changes", || async {
+                    let n = js(
+                        who,
+                        "return document.querySelectorAll('.change.neutral').length;",
+                    )
+                    .await
+                    .ok()?;
+                    (n.as_u64()? == 2).then_some(n)
+                })
+                .await?;
+                assert_eq!(neutral, 2);
+            }
+            // Both leave the finished room with Exit.
+            click(x, "#exit").await?;
+            click(o, "#exit").await?;
+            for who in [x, o] {
+                eventually("the lobby", || async {
+                    let path = js(who, "return location.pathname;").await.ok()?;
+                    (path == "/").then_some(())
+                })
+                .await?;
+            }
+            // U9: Resign & Exit asks once, then resigns and returns to the lobby.
+            let (x, o) = start_rated_game(host, guest, &base, "bravo").await?;
+            click(x, "#resign-exit").await?;
+            assert!(
+                x.find(Locator::Css("#offer-draw")).await.is_ok(),
+                "the draw offer stays away from the confirmation"
+            );
+            click(x, "#resign-yes").await?;
+            eventually("the resigner back in the lobby", || async {
+                let path = js(x, "return location.pathname;").await.ok()?;
+                (path == "/").then_some(())
+            })
+            .await?;
+            let result =
+                eventually("the resignation", || async { text_of(o, "#result").await }).await?;
+            assert!(result.contains("resigned"), "{result}");
+            Ok(())
+        },
+    )
+    .await;
+}

@@ -73,6 +73,16 @@ pub fn CreateRoomBox(props: &CreateRoomProps) -> Html {
         f
     });
     let tried = use_state(|| false);
+    // The account is known only after the page has loaded: an untouched box of a guest who
+    // turns out to be signed in starts over with a signed-in player's defaults.
+    {
+        let form = form.clone();
+        use_effect_with(signed_in, move |signed_in| {
+            if *signed_in && fixed.is_none() && *form == CreateForm::new(false) {
+                form.set(CreateForm::new(true));
+            }
+        });
+    }
     let view = form.for_user(signed_in);
     let prefix = props.prefix.to_string();
 
