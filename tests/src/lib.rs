@@ -367,3 +367,24 @@ pub async fn wait_for_app(client: &Client) -> Result<(), String> {
     })
     .await
 }
+
+/// Waits until the text of the first element matching `css` contains `needle`; returns it.
+pub async fn wait_text(client: &Client, css: &str, needle: &str) -> Result<String, String> {
+    eventually(&format!("{css} to say {needle:?}"), || async {
+        let text = text_of(client, css).await?;
+        text.contains(needle).then_some(text)
+    })
+    .await
+}
+
+/// Waits until a script returns `expected`.
+pub async fn wait_js(
+    client: &Client,
+    script: &str,
+    expected: serde_json::Value,
+) -> Result<(), String> {
+    eventually(&format!("{script} to return {expected}"), || async {
+        (js(client, script).await.ok()? == expected).then_some(())
+    })
+    .await
+}

@@ -6,7 +6,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, attr_of, eventually, js, run_session, save_screenshot, text_of,
-    wait_for_app,
+    wait_for_app, wait_js, wait_text,
 };
 
 const PHONE: (u32, u32) = (360, 640);
@@ -123,7 +123,12 @@ async fn arabic_lays_out_right_to_left_but_the_board_never_mirrors() {
         // U6: remembered across a reload.
         c.refresh().await?;
         wait_for_app(&c).await?;
-        assert_eq!(attr_of(&c, "html", "dir").await.as_deref(), Some("rtl"));
+        wait_js(
+            &c,
+            "return document.documentElement.dir;",
+            serde_json::json!("rtl"),
+        )
+        .await?;
         c.find(Locator::Css("#lang-en")).await?.click().await?;
         eventually("dir=ltr again", || async {
             (attr_of(&c, "html", "dir").await.as_deref() == Some("ltr")).then_some(())
@@ -183,15 +188,8 @@ async fn sign_in_form_checks_the_rules_then_registers_and_signs_out() {
             .await?
             .click()
             .await?;
-        let errors = text_of(&c, "#signin-errors").await.unwrap_or_default();
-        assert!(
-            errors.contains("A username has 3 to 20 letters"),
-            "{errors}"
-        );
-        assert!(
-            errors.contains("A password has 8 to 128 characters"),
-            "{errors}"
-        );
+        let errors = wait_text(&c, "#signin-errors", "A username has 3 to 20 letters").await?;
+        assert!(errors.contains("A password has 8 to 128 characters"), "{errors}");
         assert_eq!(
             attr_of(&c, "#username", "aria-invalid").await.as_deref(),
             Some("true")
@@ -201,10 +199,7 @@ async fn sign_in_form_checks_the_rules_then_registers_and_signs_out() {
             .await?
             .click()
             .await?;
-        assert_eq!(
-            text_of(&c, "#signin-submit").await.as_deref(),
-            Some("Register")
-        );
+        wait_text(&c, "#signin-submit", "Register").await?;
         c.find(Locator::Css("#username"))
             .await?
             .send_keys("sara omar")
@@ -217,12 +212,13 @@ async fn sign_in_form_checks_the_rules_then_registers_and_signs_out() {
             .await?
             .click()
             .await?;
-        let errors = text_of(&c, "#signin-errors").await.unwrap_or_default();
-        assert!(
-            errors.contains("A username has"),
-            "spaces are refused: {errors}"
-        );
-        assert!(!errors.contains("A password has"), "{errors}");
+        // Spaces are refused; the password is now fine.
+        wait_js(
+            &c,
+            "const t = document.querySelector('#signin-errors').textContent; return t.includes('A username has') && !t.includes('A password has');",
+            serde_json::json!(true),
+        )
+        .await?;
         c.find(Locator::Css("#username")).await?.clear().await?;
         c.find(Locator::Css("#username"))
             .await?
@@ -302,13 +298,17 @@ async fn guests_create_only_bot_and_local_rooms_with_spec_defaults() {
         assert!(c.find(Locator::Css("#create-time")).await.is_err(), "no time for XO");
         // Infinite XO offers 5 / 10 / 30 s with 10 chosen.
         c.find(Locator::Css("label[for='create-game-1']")).await?.click().await?;
-        let times = js(&c, "return [...document.querySelectorAll('#create-time .option')].map(o => o.textContent);").await?;
-        assert_eq!(times, serde_json::json!(["5 s", "10 s", "30 s"]));
+        wait_js(&c, "return [...document.querySelectorAll('#create-time .option')].map(o => o.textContent);", serde_json::json!(["5 s", "10 s", "30 s"])).await?;
         assert_eq!(js(&c, "return document.querySelector('#create-time-1').checked;").await?, true);
         // Local: two names, and a clear message when they clash.
         c.find(Locator::Css("label[for='create-opponent-1']")).await?.click().await?;
-        assert!(c.find(Locator::Css("#create-difficulty")).await.is_err(), "no slider for Local");
-        c.find(Locator::Css("#create-name1")).await?.send_keys(" Sara").await?;
+        wait_js(&c, "return document.querySelector('#create-difficulty') === null;", serde_json::json!(true)).await?;
+        eventually("the name fields", || async {
+            c.find(Locator::Css("#create-name1")).await.ok()
+        })
+        .await?
+        .send_keys(" Sara")
+        .await?;
         c.find(Locator::Css("#create-name2")).await?.send_keys("sARA ").await?;
         eventually("the clash message", || async {
             let t = text_of(&c, "#create-errors").await?;
@@ -329,14 +329,12 @@ async fn kiosk_home_has_the_qr_code_and_both_play_choices_without_sign_in() {
     let base = server.base.clone();
     run_session(&driver, "kiosk-home", KIOSK, move |c| async move {
         open(&c, &url).await?;
-        assert_eq!(
-            js(
-                &c,
-                "return document.documentElement.classList.contains('kiosk');"
-            )
-            .await?,
-            true
-        );
+        wait_js(
+            &c,
+            "return document.documentElement.classList.contains('kiosk');",
+            serde_json::json!(true),
+        )
+        .await?;
         let svg = js(&c, "return document.querySelector('#qr svg') !== null;").await?;
         assert_eq!(svg, true, "a QR code");
         let address = text_of(&c, ".address").await.unwrap_or_default();
@@ -351,6 +349,10 @@ async fn kiosk_home_has_the_qr_code_and_both_play_choices_without_sign_in() {
         .await?;
         assert!(h.as_f64().unwrap_or(0.0) >= 64.0, "{h}");
         c.find(Locator::Css("#play-friend")).await?.click().await?;
+        eventually("the friend form", || async {
+            c.find(Locator::Css("#friend-name1")).await.ok()
+        })
+        .await?;
         c.find(Locator::Css("#friend-name1"))
             .await?
             .send_keys("Omar")

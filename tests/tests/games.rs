@@ -38,11 +38,12 @@ async fn click(client: &Client, css: &str) -> Outcome {
 }
 
 async fn type_into(client: &Client, css: &str, text: &str) -> Outcome {
-    client
-        .find(Locator::Css(css))
-        .await?
-        .send_keys(text)
-        .await?;
+    // The field may appear with the render that follows a click.
+    let el = eventually(&format!("{css} to appear"), || async {
+        client.find(Locator::Css(css)).await.ok()
+    })
+    .await?;
+    el.send_keys(text).await?;
     Ok(())
 }
 
