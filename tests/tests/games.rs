@@ -595,3 +595,40 @@ async fn agreed_draw_shows_neutral_changes_and_resign_and_exit_returns_to_the_lo
     )
     .await;
 }
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn arabic_game_mirrors_the_page_but_not_the_board() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "arabic-game", KIOSK, move |c| async move {
+        open(&c, &format!("{base}/kiosk")).await?;
+        click(&c, "#lang-ar").await?;
+        click(&c, "#play-friend").await?;
+        type_into(&c, "#friend-name1", "سارة").await?;
+        type_into(&c, "#friend-name2", "عمر").await?;
+        click(&c, "#friend-submit").await?;
+        play(&c, 0, 1).await?;
+        assert_eq!(attr_of(&c, "html", "dir").await.as_deref(), Some("rtl"));
+        assert_eq!(attr_of(&c, "#board", "dir").await.as_deref(), Some("ltr"));
+        // Top left stays top left: the first mark is in the leftmost column.
+        let xs = js(
+            &c,
+            "return [0, 2].map(i => document.querySelector(`#board [data-cell='${i}']`).getBoundingClientRect().x);",
+        )
+        .await?;
+        assert!(xs[0].as_f64() < xs[1].as_f64(), "{xs}");
+        let label = attr_of(&c, "#board [data-cell='0']", "aria-label").await.unwrap_or_default();
+        assert!(label.starts_with("أعلى اليسار, "), "{label}");
+        // The page mirrors: the player cards sit right of the board.
+        let cards = js(&c, "return document.querySelector('.cards').getBoundingClientRect().x;").await?;
+        let board = js(&c, "return document.querySelector('#board').getBoundingClientRect().x;").await?;
+        assert!(cards.as_f64() > board.as_f64(), "cards {cards} vs board {board}");
+        let rail = text_of(&c, "#rail-text").await.unwrap_or_default();
+        assert!(rail.starts_with("دور "), "{rail}");
+        save_screenshot(&c, "arabic-game").await;
+        Ok(())
+    })
+    .await;
+}
