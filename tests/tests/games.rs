@@ -7,7 +7,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, attr_of, eventually, js, run_session, run_sessions, save_screenshot,
-    text_of, wait_for_app,
+    text_of, wait_for_app, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
@@ -630,5 +630,55 @@ async fn arabic_game_mirrors_the_page_but_not_the_board() {
         save_screenshot(&c, "arabic-game").await;
         Ok(())
     })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn host_approval_requests_are_accepted_declined_or_cancelled() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_sessions(
+        &driver,
+        "approval",
+        &[DESKTOP, PHONE],
+        move |sessions| async move {
+            let (host, guest) = (&sessions[0], &sessions[1]);
+            register(host, &base, "gatekeeper").await?;
+            register(guest, &base, "knocker").await?;
+            click(host, "label[for='create-joining-1']").await?;
+            click(host, "#create-submit").await?;
+            eventually("the waiting room", || async {
+                host.find(Locator::Css("#start")).await.ok()
+            })
+            .await?;
+            click(guest, "#room-list .room-link").await?;
+            // Ask, then cancel: the host's list empties.
+            click(guest, "#join").await?;
+            wait_text(host, ".requests", "knocker").await?;
+            click(guest, "#cancel-request").await?;
+            eventually("the request withdrawn", || async {
+                host.find(Locator::Css(".requests"))
+                    .await
+                    .is_err()
+                    .then_some(())
+            })
+            .await?;
+            // Ask again; the host declines and the requester is told.
+            click(guest, "#join").await?;
+            click(host, ".requests .decline").await?;
+            wait_text(guest, "#notice", "declined").await?;
+            // Ask a third time; the host accepts and the seat fills.
+            click(guest, "#join").await?;
+            click(host, ".requests .accept").await?;
+            wait_text(host, "#seat-1", "knocker").await?;
+            eventually("the guest's ready toggle", || async {
+                guest.find(Locator::Css("#ready")).await.ok()
+            })
+            .await?;
+            Ok(())
+        },
+    )
     .await;
 }
