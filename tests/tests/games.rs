@@ -7,7 +7,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, attr_of, eventually, js, run_session, run_sessions, save_screenshot,
-    text_of, wait_for_app, wait_text,
+    text_of, wait_for_app, wait_js, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
@@ -680,5 +680,61 @@ async fn host_approval_requests_are_accepted_declined_or_cancelled() {
             Ok(())
         },
     )
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn infinite_xo_glows_the_mark_that_vanishes_next_and_announces_it() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "infinite-glow", KIOSK, move |c| async move {
+        open(&c, &format!("{base}/kiosk")).await?;
+        click(&c, "#play-friend").await?;
+        click(&c, "label[for='friend-game-1']").await?;
+        // Infinite XO offers the move time, 10 s by default.
+        wait_js(
+            &c,
+            "return document.querySelector('#friend-time-1').checked;",
+            serde_json::json!(true),
+        )
+        .await?;
+        type_into(&c, "#friend-name1", "Lina").await?;
+        type_into(&c, "#friend-name2", "Adam").await?;
+        click(&c, "#friend-submit").await?;
+        for (i, cell) in [0u8, 3, 1, 4, 8, 6].into_iter().enumerate() {
+            play(&c, cell, i as u64 + 1).await?;
+        }
+        // X holds three marks and is to move: its oldest, top left, glows (R-INF-5, U3, U5).
+        wait_text(&c, "#rail-text", "(X) to move").await?;
+        let glowing = js(&c, "return [...document.querySelectorAll('#board .cell.glow')].map(c => c.dataset.cell);").await?;
+        assert_eq!(glowing, serde_json::json!(["0"]));
+        assert_eq!(
+            attr_of(&c, "#board [data-cell='0']", "aria-label").await.as_deref(),
+            Some("top left, X, vanishes next")
+        );
+        assert_eq!(
+            attr_of(&c, "#board [data-cell='0']", "aria-disabled").await.as_deref(),
+            Some("true"),
+            "the glowing mark is not empty (R-INF-1)"
+        );
+        let clock = text_of(&c, ".clock").await.unwrap_or_default();
+        assert!(clock.ends_with(" s"), "the move clock: {clock}");
+        save_screenshot(&c, "infinite-glow").await;
+        // Playing top right removes top left and says so.
+        play(&c, 2, 6).await?;
+        wait_marks(&c, 6).await?;
+        assert_eq!(
+            attr_of(&c, "#board [data-cell='0']", "aria-label").await.as_deref(),
+            Some("top left, empty")
+        );
+        eventually("the vanishing announced", || async {
+            let said = js(&c, "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;").await.ok()?;
+            said.as_str()?.contains("X on top right; top left vanished").then_some(())
+        })
+        .await?;
+        Ok(())
+    })
     .await;
 }
