@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use gloo::timers::callback::{Interval, Timeout};
-use protocol::{ClientMsg, Frame, Framing, PROTOCOL_VERSION, RequestId, decode_server};
+use protocol::{ClientMsg, PROTOCOL_VERSION, RequestId, ServerMsg};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{CloseEvent, MessageEvent, WebSocket};
@@ -156,7 +156,10 @@ impl Socket {
                     gloo::console::warn!("ignoring a binary frame: this client speaks JSON");
                     return;
                 };
-                match decode_server(&Frame::Text(text)) {
+                // This client speaks only JSON, so it decodes with serde_json directly rather
+                // than through `protocol::decode_server`, which would also link postcard's
+                // decoder for every server message into the download.
+                match serde_json::from_str::<ServerMsg>(&text) {
                     Ok(msg) => {
                         let dispatch = inner.borrow().dispatch.clone();
                         dispatch.emit(Action::Server {
@@ -247,8 +250,12 @@ impl Socket {
         let (Some(ws), true) = (inner.ws.as_ref(), inner.open) else {
             return false;
         };
-        let Frame::Text(text) = msg.encode(Framing::Text) else {
-            return false;
+        let text = match serde_json::to_string(msg) {
+            Ok(text) => text,
+            Err(e) => {
+                gloo::console::error!("cannot encode an intent", e.to_string());
+                return false;
+            }
         };
         match ws.send_with_str(&text) {
             Ok(()) => true,
