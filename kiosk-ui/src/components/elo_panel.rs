@@ -56,8 +56,9 @@ pub fn EloPanel(props: &EloPanelProps) -> Html {
         }
     };
     html! {
-        <section class="panel elo" id="elo-panel" aria-labelledby="elo-title">
-            <h2 id="elo-title">{ ctx.t(T::EloTitle) }</h2>
+        // A disclosure, so phones can fold it away under the board (UI.md).
+        <details class="panel elo" id="elo-panel" open=true>
+            <summary><h2 id="elo-title">{ ctx.t(T::EloTitle) }</h2></summary>
             <div class="segmented" role="group" aria-labelledby="elo-title">
                 { for options.into_iter().map(|(scenario, label)| {
                     let chosen = chosen.clone();
@@ -73,6 +74,6 @@ pub fn EloPanel(props: &EloPanelProps) -> Html {
                 { row(&props.o_name, props.elo.o_rating, o_after) }
             </ul>
             <p class="note">{ ctx.t(T::EloNote) }</p>
-        </section>
+        </details>
     }
 }

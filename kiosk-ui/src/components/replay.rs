@@ -75,8 +75,8 @@ pub fn Replay(props: &ReplayProps) -> Html {
                     <button type="button" onclick={go(last)} disabled={at >= last} aria-label={ctx.t(T::ReplayLast)}>{ "⏭" }</button>
                 </div>
             </div>
-            <div class="panel moves">
-                <h2>{ ctx.t(T::MovesTitle) }</h2>
+            <details class="panel moves" open=true>
+                <summary><h2>{ ctx.t(T::MovesTitle) }</h2></summary>
                 <p class="note">{ ctx.t(T::AnalysisNote) }</p>
                 <ol class="move-list" id="move-list">
                     { for analysis.iter().map(|m| {
@@ -105,7 +105,7 @@ pub fn Replay(props: &ReplayProps) -> Html {
                         }
                     }) }
                 </ol>
-            </div>
+            </details>
         </section>
     }
 }
