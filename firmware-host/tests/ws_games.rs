@@ -131,18 +131,11 @@ impl Client {
     async fn result(&mut self) -> (GameEnd, Vec<RatingUpdate>) {
         match self
             .until("the result", |m| {
-                matches!(
-                    m,
-                    ServerMsg::Event {
-                        event: Event::Result { .. }
-                    }
-                )
+                matches!(m, ServerMsg::Event(Event::Result { .. }))
             })
             .await
         {
-            ServerMsg::Event {
-                event: Event::Result { end, ratings, .. },
-            } => (end, ratings),
+            ServerMsg::Event(Event::Result { end, ratings, .. }) => (end, ratings),
             _ => unreachable!("matched above"),
         }
     }
@@ -261,12 +254,7 @@ async fn rated_infinite_game_drawn_by_repetition_after_a_warning() {
     }
     assert!(warned, "the second occurrence is announced (R-INF-4)");
     o.until("the warning event", |m| {
-        matches!(
-            m,
-            ServerMsg::Event {
-                event: Event::RepetitionWarning { .. }
-            }
-        )
+        matches!(m, ServerMsg::Event(Event::RepetitionWarning { .. }))
     })
     .await;
     let (end, ratings) = o.result().await;
@@ -352,12 +340,7 @@ async fn every_join_policy_and_a_wrong_passcode() {
     assert!(!lobby.contains("0420"), "{lobby}");
     host.ask(|id| ClientMsg::Exit { id }).await;
     o.until("the room closing", |m| {
-        matches!(
-            m,
-            ServerMsg::Event {
-                event: Event::RoomClosed { .. }
-            }
-        )
+        matches!(m, ServerMsg::Event(Event::RoomClosed { .. }))
     })
     .await;
 
@@ -385,12 +368,7 @@ async fn every_join_policy_and_a_wrong_passcode() {
         .await;
     assert!(declined.requests.is_empty());
     l.until("the refusal", |m| {
-        matches!(
-            m,
-            ServerMsg::Event {
-                event: Event::RequestDeclined { .. }
-            }
-        )
+        matches!(m, ServerMsg::Event(Event::RequestDeclined { .. }))
     })
     .await;
     let asked = l
@@ -433,12 +411,7 @@ async fn kicked_player_cannot_view_the_room_again() {
     let after = host.view(|id| ClientMsg::Kick { id }).await;
     assert!(after.seats[1].player.is_none());
     o.until("the kick", |m| {
-        matches!(
-            m,
-            ServerMsg::Event {
-                event: Event::Kicked { .. }
-            }
-        )
+        matches!(m, ServerMsg::Event(Event::Kicked { .. }))
     })
     .await;
     let refused = o

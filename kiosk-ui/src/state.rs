@@ -184,7 +184,7 @@ impl AppState {
             ServerMsg::Pong { .. } => {}
             ServerMsg::Lobby { rooms, .. } => self.lobby = rooms,
             ServerMsg::Room { id, room } => self.snapshot(id.is_some(), *room, now_ms),
-            ServerMsg::Event { event } => self.event(event),
+            ServerMsg::Event(event) => self.event(event),
             ServerMsg::Hint { cell, .. } => {
                 self.hint = Some(cell);
                 self.announce(lang.f(T::AnnHint, &[lang.cell(cell)]));
@@ -470,16 +470,14 @@ mod tests {
                 id: None,
                 room: Box::new(online_playing()),
             }))
-            .next(server(ServerMsg::Event {
-                event: Event::Moved {
-                    room: "r1".into(),
-                    mark: Mark::X,
-                    cell: 4,
-                    removed: Some(0),
-                    automatic: true,
-                    bot: false,
-                },
-            }));
+            .next(server(ServerMsg::Event(Event::Moved {
+                room: "r1".into(),
+                mark: Mark::X,
+                cell: 4,
+                removed: Some(0),
+                automatic: true,
+                bot: false,
+            })));
         assert_eq!(
             state.announcement.text,
             "Time ran out. X on centre; top left vanished"
@@ -496,20 +494,20 @@ mod tests {
             id: None,
             room: Box::new(online_playing()),
         }));
-        let warned = base.clone().next(server(ServerMsg::Event {
-            event: Event::RepetitionWarning { room: "r1".into() },
-        }));
-        assert!(warned.announcement.text.starts_with("Same position twice"));
-        let won = base.next(server(ServerMsg::Event {
-            event: Event::Result {
+        let warned = base
+            .clone()
+            .next(server(ServerMsg::Event(Event::RepetitionWarning {
                 room: "r1".into(),
-                end: GameEnd::Line {
-                    winner: Mark::O,
-                    line: [2, 4, 6],
-                },
-                ratings: vec![],
+            })));
+        assert!(warned.announcement.text.starts_with("Same position twice"));
+        let won = base.next(server(ServerMsg::Event(Event::Result {
+            room: "r1".into(),
+            end: GameEnd::Line {
+                winner: Mark::O,
+                line: [2, 4, 6],
             },
-        }));
+            ratings: vec![],
+        })));
         assert_eq!(won.announcement.text, "Omar (O) wins with a line");
     }
 
@@ -520,9 +518,9 @@ mod tests {
                 id: None,
                 room: Box::new(online_playing()),
             }))
-            .next(server(ServerMsg::Event {
-                event: Event::Kicked { room: "r1".into() },
-            }));
+            .next(server(ServerMsg::Event(Event::Kicked {
+                room: "r1".into(),
+            })));
         assert_eq!(state.route, Route::Home);
         assert!(state.room.is_none());
         assert!(state.notice.as_ref().is_some_and(|n| n.error));

@@ -18,34 +18,6 @@ use crate::state::Action;
 /// Seconds between keep-alive pings.
 const PING_MS: u32 = 25_000;
 
-/// Sets the client-chosen id of an intent (the hello has none).
-pub fn with_id(mut msg: ClientMsg, n: RequestId) -> ClientMsg {
-    match &mut msg {
-        ClientMsg::Hello { .. } => {}
-        ClientMsg::Ping { id }
-        | ClientMsg::WatchLobby { id }
-        | ClientMsg::UnwatchLobby { id }
-        | ClientMsg::CreateRoom { id, .. }
-        | ClientMsg::Open { id, .. }
-        | ClientMsg::Close { id }
-        | ClientMsg::Join { id, .. }
-        | ClientMsg::CancelRequest { id }
-        | ClientMsg::Accept { id, .. }
-        | ClientMsg::Decline { id, .. }
-        | ClientMsg::Kick { id }
-        | ClientMsg::Ready { id, .. }
-        | ClientMsg::Start { id }
-        | ClientMsg::Move { id, .. }
-        | ClientMsg::OfferDraw { id }
-        | ClientMsg::AnswerDraw { id, .. }
-        | ClientMsg::Resign { id }
-        | ClientMsg::Exit { id }
-        | ClientMsg::Hint { id }
-        | ClientMsg::Undo { id } => *id = Some(n),
-    }
-    msg
-}
-
 /// Back-off before reconnect attempt `n` (0-based): 0.5 s, 1 s, 2 s, then 4 s.
 pub fn backoff_ms(attempt: u32) -> u32 {
     500 * (1 << attempt.min(3))
@@ -242,7 +214,7 @@ impl Socket {
             inner.next_id = inner.next_id.wrapping_add(1).max(1);
             id
         };
-        self.send_raw(&with_id(msg, id)).then_some(id)
+        self.send_raw(&msg.with_id(id)).then_some(id)
     }
 
     fn send_raw(&self, msg: &ClientMsg) -> bool {
@@ -287,21 +259,6 @@ impl Drop for Inner {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_intent_gets_the_id_and_hello_none() {
-        let msg = with_id(ClientMsg::Move { id: None, cell: 4 }, 9);
-        assert_eq!(
-            msg,
-            ClientMsg::Move {
-                id: Some(9),
-                cell: 4
-            }
-        );
-        assert_eq!(msg.id(), Some(9));
-        let hello = with_id(ClientMsg::Hello { version: 1 }, 9);
-        assert_eq!(hello.id(), None);
-    }
 
     #[test]
     fn backoff_grows_and_caps() {

@@ -130,32 +130,46 @@ pub enum ClientMsg {
     },
 }
 
+/// Matches `$msg` binding `$id` to the id field of every message that has one; the hello has
+/// none. One list of variants serves reading and setting the id.
+macro_rules! match_id {
+    ($msg:expr, $id:ident => $some:expr, hello => $none:expr) => {
+        match $msg {
+            ClientMsg::Hello { .. } => $none,
+            ClientMsg::Ping { $id }
+            | ClientMsg::WatchLobby { $id }
+            | ClientMsg::UnwatchLobby { $id }
+            | ClientMsg::CreateRoom { $id, .. }
+            | ClientMsg::Open { $id, .. }
+            | ClientMsg::Close { $id }
+            | ClientMsg::Join { $id, .. }
+            | ClientMsg::CancelRequest { $id }
+            | ClientMsg::Accept { $id, .. }
+            | ClientMsg::Decline { $id, .. }
+            | ClientMsg::Kick { $id }
+            | ClientMsg::Ready { $id, .. }
+            | ClientMsg::Start { $id }
+            | ClientMsg::Move { $id, .. }
+            | ClientMsg::OfferDraw { $id }
+            | ClientMsg::AnswerDraw { $id, .. }
+            | ClientMsg::Resign { $id }
+            | ClientMsg::Exit { $id }
+            | ClientMsg::Hint { $id }
+            | ClientMsg::Undo { $id } => $some,
+        }
+    };
+}
+
 impl ClientMsg {
     /// The client-chosen id, if the message carries one.
     pub fn id(&self) -> Option<RequestId> {
-        match self {
-            ClientMsg::Hello { .. } => None,
-            ClientMsg::Ping { id }
-            | ClientMsg::WatchLobby { id }
-            | ClientMsg::UnwatchLobby { id }
-            | ClientMsg::CreateRoom { id, .. }
-            | ClientMsg::Open { id, .. }
-            | ClientMsg::Close { id }
-            | ClientMsg::Join { id, .. }
-            | ClientMsg::CancelRequest { id }
-            | ClientMsg::Accept { id, .. }
-            | ClientMsg::Decline { id, .. }
-            | ClientMsg::Kick { id }
-            | ClientMsg::Ready { id, .. }
-            | ClientMsg::Start { id }
-            | ClientMsg::Move { id, .. }
-            | ClientMsg::OfferDraw { id }
-            | ClientMsg::AnswerDraw { id, .. }
-            | ClientMsg::Resign { id }
-            | ClientMsg::Exit { id }
-            | ClientMsg::Hint { id }
-            | ClientMsg::Undo { id } => *id,
-        }
+        match_id!(self, id => *id, hello => None)
+    }
+
+    /// The message with its client-chosen id set to `n` (the hello carries none).
+    pub fn with_id(mut self, n: RequestId) -> ClientMsg {
+        match_id!(&mut self, id => *id = Some(n), hello => ());
+        self
     }
 }
 
@@ -200,4 +214,24 @@ pub enum JoiningRequest {
     Approval,
     /// The exact four digits seat the player.
     Passcode { code: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn with_id_sets_every_intent_id_and_the_hello_has_none() {
+        let msg = ClientMsg::Move { id: None, cell: 4 }.with_id(9);
+        assert_eq!(
+            msg,
+            ClientMsg::Move {
+                id: Some(9),
+                cell: 4
+            }
+        );
+        assert_eq!(msg.id(), Some(9));
+        assert_eq!(ClientMsg::Hello { version: 1 }.with_id(9).id(), None);
+        assert_eq!(ClientMsg::Start { id: None }.with_id(3).id(), Some(3));
+    }
 }

@@ -39,7 +39,7 @@ pub enum ServerMsg {
     },
     /// Something happened, for animation and announcements (U5). The snapshot that follows or
     /// precedes it is the truth.
-    Event { event: Event },
+    Event(Event),
     /// Answers `hint`: one Perfect move for the human (T5).
     Hint { id: Option<RequestId>, cell: Cell },
     /// The connection no longer views `room` (answers `exit` and `close`, or follows a kick or

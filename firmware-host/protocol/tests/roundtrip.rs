@@ -245,7 +245,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
             room: room.clone(),
         },
     ];
-    msgs.extend(events.into_iter().map(|event| ServerMsg::Event { event }));
+    msgs.extend(events.into_iter().map(ServerMsg::Event));
     for code in [
         ErrorCode::NotYourTurn,
         ErrorCode::CellOccupied,

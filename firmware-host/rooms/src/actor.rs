@@ -212,12 +212,10 @@ async fn run(
         // Shutting down: the room stays saved to be restored; tell its viewers.
         let id = actor.room.id().to_owned();
         actor.broadcast(|_| {
-            Some(ServerMsg::Event {
-                event: Event::RoomClosed {
-                    room: id.clone(),
-                    reason: CloseReason::Shutdown,
-                },
-            })
+            Some(ServerMsg::Event(Event::RoomClosed {
+                room: id.clone(),
+                reason: CloseReason::Shutdown,
+            }))
         });
     }
     // Dropping the sender lets the saver write its last state and stop.
@@ -316,12 +314,8 @@ impl Actor {
                 Effect::Changed => changed = true,
                 Effect::Event { to, event } => {
                     self.broadcast(|key| match &to {
-                        Audience::All => Some(ServerMsg::Event {
-                            event: event.clone(),
-                        }),
-                        Audience::Person(p) if p == key => Some(ServerMsg::Event {
-                            event: event.clone(),
-                        }),
+                        Audience::All => Some(ServerMsg::Event(event.clone())),
+                        Audience::Person(p) if p == key => Some(ServerMsg::Event(event.clone())),
                         Audience::Person(_) => None,
                     });
                 }
@@ -402,12 +396,10 @@ impl Actor {
                     for (conn, (_, outbox)) in self.outboxes.drain() {
                         deliver(
                             &outbox,
-                            ServerMsg::Event {
-                                event: Event::RoomClosed {
-                                    room: id.clone(),
-                                    reason,
-                                },
-                            },
+                            ServerMsg::Event(Event::RoomClosed {
+                                room: id.clone(),
+                                reason,
+                            }),
                         );
                         deliver(
                             &outbox,

@@ -32,15 +32,12 @@ async fn connect(hub: &Hub, who: Identity) -> Client<DuplexStream> {
 
 fn moved(m: &ServerMsg) -> Option<(Mark, bool, bool)> {
     match m {
-        ServerMsg::Event {
-            event:
-                Event::Moved {
-                    mark,
-                    automatic,
-                    bot,
-                    ..
-                },
-        } => Some((*mark, *automatic, *bot)),
+        ServerMsg::Event(Event::Moved {
+            mark,
+            automatic,
+            bot,
+            ..
+        }) => Some((*mark, *automatic, *bot)),
         _ => None,
     }
 }
@@ -121,18 +118,10 @@ async fn xo_online_move_not_made_in_two_minutes_forfeits() {
     let begun = Instant::now();
     let result = omar
         .until("result", |m| {
-            matches!(
-                m,
-                ServerMsg::Event {
-                    event: Event::Result { .. }
-                }
-            )
+            matches!(m, ServerMsg::Event(Event::Result { .. }))
         })
         .await;
-    let ServerMsg::Event {
-        event: Event::Result { end, ratings, .. },
-    } = result
-    else {
+    let ServerMsg::Event(Event::Result { end, ratings, .. }) = result else {
         unreachable!()
     };
     assert_eq!(end, GameEnd::Timeout { loser: Mark::X });

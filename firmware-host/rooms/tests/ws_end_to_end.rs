@@ -126,18 +126,11 @@ async fn play(c: &mut Client<Ws>, cell: u8) -> RoomView {
 async fn result(c: &mut Client<Ws>) -> (GameEnd, Vec<protocol::records::RatingUpdate>) {
     match c
         .until("result", |m| {
-            matches!(
-                m,
-                ServerMsg::Event {
-                    event: Event::Result { .. }
-                }
-            )
+            matches!(m, ServerMsg::Event(Event::Result { .. }))
         })
         .await
     {
-        ServerMsg::Event {
-            event: Event::Result { end, ratings, .. },
-        } => (end, ratings),
+        ServerMsg::Event(Event::Result { end, ratings, .. }) => (end, ratings),
         _ => unreachable!(),
     }
 }
@@ -284,12 +277,7 @@ async fn approval_request_accepted_by_host() {
     assert!(room_of(&asked).you.requested);
     assert_eq!(room_of(&asked).you.seat, None);
     sara.until("join request", |m| {
-        matches!(
-            m,
-            ServerMsg::Event {
-                event: Event::JoinRequested { user: 2, .. }
-            }
-        )
+        matches!(m, ServerMsg::Event(Event::JoinRequested { user: 2, .. }))
     })
     .await;
     let accepted = sara.ask(|id| ClientMsg::Accept { id, user: 2 }).await;
@@ -316,12 +304,7 @@ async fn kicked_player_cannot_view_again() {
     .await;
     sara.ask(|id| ClientMsg::Kick { id }).await;
     omar.until("kicked", |m| {
-        matches!(
-            m,
-            ServerMsg::Event {
-                event: Event::Kicked { .. }
-            }
-        )
+        matches!(m, ServerMsg::Event(Event::Kicked { .. }))
     })
     .await;
     omar.until("left", |m| matches!(m, ServerMsg::Left { .. }))
@@ -497,12 +480,7 @@ async fn resignation_draw_offer_and_exit_over_the_wire() {
     let (mut x, mut o, _id, _) = started(addr, Game::Xo).await;
     x.ask(|id| ClientMsg::OfferDraw { id }).await;
     o.until("offer", |m| {
-        matches!(
-            m,
-            ServerMsg::Event {
-                event: Event::DrawOffered { by: Mark::X, .. }
-            }
-        )
+        matches!(m, ServerMsg::Event(Event::DrawOffered { by: Mark::X, .. }))
     })
     .await;
     let declined = o
@@ -741,22 +719,15 @@ async fn host_leaving_waiting_room_closes_it_and_tells_seated_player() {
     assert!(matches!(left, ServerMsg::Left { .. }));
     let closed = omar
         .until("room closed", |m| {
-            matches!(
-                m,
-                ServerMsg::Event {
-                    event: Event::RoomClosed { .. }
-                }
-            )
+            matches!(m, ServerMsg::Event(Event::RoomClosed { .. }))
         })
         .await;
     assert!(matches!(
         closed,
-        ServerMsg::Event {
-            event: Event::RoomClosed {
-                reason: protocol::CloseReason::HostLeft,
-                ..
-            }
-        }
+        ServerMsg::Event(Event::RoomClosed {
+            reason: protocol::CloseReason::HostLeft,
+            ..
+        })
     ));
     omar.until("left", |m| matches!(m, ServerMsg::Left { .. }))
         .await;
