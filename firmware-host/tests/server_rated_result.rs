@@ -16,7 +16,7 @@ async fn rated_resignation_is_stored_then_announced_with_both_changes() {
 
     let (room_id, result) =
         play_rated_until_resignation(s.addr(), &host_cookie, &guest_cookie).await;
-    let ratings = result["event"]["event"]["result"]["ratings"]
+    let ratings = result["event"]["result"]["ratings"]
         .as_array()
         .unwrap_or_else(|| panic!("ratings in {result}"))
         .clone();

@@ -336,7 +336,7 @@ pub async fn play_rated_until_resignation(
     ws_wait_for(&mut host, "the start", |v| v["room"]["id"] == 4).await;
     ws_send(&mut joiner, serde_json::json!({"resign": {"id": 5}})).await;
     let result = ws_wait_for(&mut host, "the result", |v| {
-        v["event"]["event"].get("result").is_some()
+        v["event"].get("result").is_some()
     })
     .await;
     (room_id, result)
