@@ -35,7 +35,10 @@ pub enum ClientError {
     Timeout(&'static str),
     Protocol(String),
     /// The server refused an intent.
-    Refused { code: String, message: String },
+    Refused {
+        code: String,
+        message: String,
+    },
 }
 
 impl std::fmt::Display for ClientError {
@@ -87,10 +90,11 @@ impl Client {
                     .map_err(|_| ClientError::Connect("cookie is not a header value".into()))?,
             );
         }
-        let (ws, _) = tokio::time::timeout(REPLY_TIMEOUT, tokio_tungstenite::connect_async(request))
-            .await
-            .map_err(|_| ClientError::Timeout("connecting"))?
-            .map_err(|e| ClientError::Connect(e.to_string()))?;
+        let (ws, _) =
+            tokio::time::timeout(REPLY_TIMEOUT, tokio_tungstenite::connect_async(request))
+                .await
+                .map_err(|_| ClientError::Timeout("connecting"))?
+                .map_err(|e| ClientError::Connect(e.to_string()))?;
         let mut client = Client {
             ws,
             framing,
@@ -99,7 +103,11 @@ impl Client {
         };
         match client.recv().await? {
             ServerMsg::Hello { name, .. } => client.name = name,
-            other => return Err(ClientError::Protocol(format!("expected hello, got {other:?}"))),
+            other => {
+                return Err(ClientError::Protocol(format!(
+                    "expected hello, got {other:?}"
+                )));
+            }
         }
         client
             .send_raw(ClientMsg::Hello {

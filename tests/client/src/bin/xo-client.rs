@@ -47,7 +47,9 @@ async fn main() -> ExitCode {
     };
     let outcome = async {
         let mut client = xo_client::Client::connect(&url, None, framing).await?;
-        client.play_bot_game(game, difficulty, &mut rand::rng()).await
+        client
+            .play_bot_game(game, difficulty, &mut rand::rng())
+            .await
     }
     .await;
     match outcome {
