@@ -414,6 +414,7 @@ texts! {
     ErrUndoUnavailable => "Undo is only for bot and local games.", "التراجع متاح فقط في ألعاب الروبوت والألعاب المحلية.";
     ErrNothingToUndo => "Nothing to take back.", "لا شيء للتراجع عنه.";
     ErrHintUnavailable => "Hints are only for your turn against the bot.", "التلميحات متاحة فقط في دورك ضد الروبوت.";
+    ErrOnlineOnly => "That is only for online rooms.", "هذا متاح فقط في الغرف عبر الإنترنت.";
     ErrStorage => "The server could not save that; try again.", "تعذّر على الخادم الحفظ؛ حاول مجددًا.";
     ErrUnavailable => "The server is busy or restarting; try again soon.", "الخادم مشغول أو يعيد التشغيل؛ حاول بعد قليل.";
 }

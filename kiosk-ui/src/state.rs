@@ -389,6 +389,7 @@ pub fn error_text(code: ErrorCode) -> Option<T> {
         ErrorCode::HintUnavailable => T::ErrHintUnavailable,
         ErrorCode::Storage => T::ErrStorage,
         ErrorCode::Unavailable => T::ErrUnavailable,
+        ErrorCode::OnlineOnly => T::ErrOnlineOnly,
     })
 }
 

@@ -91,6 +91,10 @@ pub enum ErrorCode {
     Storage,
     /// The server is shutting down or overloaded.
     Unavailable,
+    // Rooms (added after the first release: variants are only ever appended, so postcard
+    // indices stay stable).
+    /// Seats, kicks, requests and draw offers exist only in online rooms (M1, M2, M3.8).
+    OnlineOnly,
 }
 
 impl ErrorCode {
@@ -135,6 +139,7 @@ impl ErrorCode {
             ErrorCode::HintUnavailable => "hint_unavailable",
             ErrorCode::Storage => "storage",
             ErrorCode::Unavailable => "unavailable",
+            ErrorCode::OnlineOnly => "online_only",
         }
     }
 }

@@ -860,7 +860,7 @@ impl Room {
 
     fn check_host_waiting(&self, key: &PlayerKey) -> Result<(), Refusal> {
         if !self.is_online() {
-            return refuse(ErrorCode::NotJoinable, "this room has no seats to manage");
+            return refuse(ErrorCode::OnlineOnly, "this room has no seats to manage");
         }
         if *key != self.host {
             return refuse(ErrorCode::NotHost, "only the host can do that");
@@ -897,7 +897,7 @@ impl Room {
 
     fn check_online_player_playing(&self, key: &PlayerKey) -> Result<Mark, Refusal> {
         if !self.is_online() {
-            return refuse(ErrorCode::NotJoinable, "draw offers are for online games");
+            return refuse(ErrorCode::OnlineOnly, "draw offers are for online games");
         }
         let Some(mark) = self.seat_of(key).and_then(|s| self.seats[s].mark) else {
             return refuse(

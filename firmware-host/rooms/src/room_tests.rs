@@ -1127,7 +1127,8 @@ fn local_device_moves_for_both_and_undoes_one_move() {
     assert!(room.view_for(&me.key, b.now).you.to_move);
     b.ok(&mut room, &me, Intent::Undo);
     assert_eq!(room.record.moves(), &[0]);
-    b.refused(&mut room, &me, Intent::OfferDraw, ErrorCode::NotJoinable);
+    b.refused(&mut room, &me, Intent::OfferDraw, ErrorCode::OnlineOnly);
+    b.refused(&mut room, &me, Intent::Kick, ErrorCode::OnlineOnly);
 }
 
 #[test]
