@@ -10,23 +10,11 @@ use support::{STEP, TestServer, request, send_head_only};
 use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 type Ws = WebSocketStream<TcpStream>;
 
 async fn connect(s: &TestServer, cookie: Option<&str>) -> (Ws, Option<String>) {
-    let mut req = format!("ws://{}/ws", s.addr())
-        .into_client_request()
-        .expect("request");
-    if let Some(c) = cookie {
-        req.headers_mut()
-            .insert("Cookie", c.parse().expect("cookie header"));
-    }
-    let tcp = TcpStream::connect(s.addr()).await.expect("connect");
-    let (ws, response) = tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
-        .await
-        .expect("handshake in time")
-        .expect("handshake succeeds");
+    let (ws, response) = support::ws_handshake(s.addr(), cookie).await;
     let guest = response
         .headers()
         .get_all("set-cookie")

@@ -118,19 +118,8 @@ fn a_bad_flag_is_refused_with_a_message() {
 async fn create_online_room(addr: SocketAddr, cookie: &str) -> String {
     use futures_util::SinkExt;
     use tokio_tungstenite::tungstenite::Message;
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-    let mut req = format!("ws://{addr}/ws")
-        .into_client_request()
-        .expect("request");
-    req.headers_mut()
-        .insert("Cookie", cookie.parse().expect("cookie"));
-    let tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let (mut ws, _) =
-        tokio::time::timeout(support::STEP, tokio_tungstenite::client_async(req, tcp))
-            .await
-            .expect("handshake in time")
-            .expect("handshake");
+    let (mut ws, _) = support::ws_handshake(addr, Some(cookie)).await;
     for msg in [
         serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
         serde_json::json!({"create_room": {"id": 1, "room": {"game": "infinite", "opponent": {"player": {}}, "time_per_move_s": 30}}}),

@@ -18,7 +18,6 @@ use support::{STEP, TestServer};
 use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// A typed protocol client.
 struct Client {
@@ -33,18 +32,7 @@ struct Client {
 
 impl Client {
     async fn connect(s: &TestServer, cookie: Option<&str>, framing: Framing) -> Client {
-        let mut req = format!("ws://{}/ws", s.addr())
-            .into_client_request()
-            .expect("request");
-        if let Some(c) = cookie {
-            req.headers_mut()
-                .insert("Cookie", c.parse().expect("cookie header"));
-        }
-        let tcp = TcpStream::connect(s.addr()).await.expect("connect");
-        let (ws, _) = tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
-            .await
-            .expect("handshake in time")
-            .expect("handshake");
+        let (ws, _) = support::ws_handshake(s.addr(), cookie).await;
         let mut c = Client {
             ws,
             framing,

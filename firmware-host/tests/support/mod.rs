@@ -245,7 +245,15 @@ pub async fn send_head_only(addr: SocketAddr, bytes: &[u8]) -> Reply {
 pub type Ws = tokio_tungstenite::WebSocketStream<TcpStream>;
 
 /// Opens `/ws` with an optional cookie and sends the client hello.
-pub async fn ws_connect(addr: SocketAddr, cookie: Option<&str>) -> Ws {
+/// The WebSocket handshake at `/ws` with an optional `Cookie` header, within [`STEP`]; returns
+/// the socket (no hello sent yet) and the `101` response.
+pub async fn ws_handshake(
+    addr: SocketAddr,
+    cookie: Option<&str>,
+) -> (
+    Ws,
+    tokio_tungstenite::tungstenite::handshake::client::Response,
+) {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let mut req = format!("ws://{addr}/ws")
         .into_client_request()
@@ -255,10 +263,15 @@ pub async fn ws_connect(addr: SocketAddr, cookie: Option<&str>) -> Ws {
             .insert("Cookie", c.parse().expect("cookie header"));
     }
     let tcp = TcpStream::connect(addr).await.expect("connect");
-    let (mut ws, _) = tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
+    tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
         .await
         .expect("handshake in time")
-        .expect("handshake");
+        .expect("handshake succeeds")
+}
+
+/// A handshaken socket that has sent its hello.
+pub async fn ws_connect(addr: SocketAddr, cookie: Option<&str>) -> Ws {
+    let (mut ws, _) = ws_handshake(addr, cookie).await;
     ws_send(
         &mut ws,
         serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
