@@ -359,6 +359,8 @@ pub async fn play_rated_until_resignation(
 pub struct Process {
     pub child: Child,
     pub addr: SocketAddr,
+    /// Every line the server has logged so far (standard error).
+    pub log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for Process {
@@ -389,7 +391,10 @@ impl Process {
         let mut child = command.spawn().expect("start firmware-host");
         let stderr = child.stderr.take().expect("piped stderr");
         let (found, lines) = std::sync::mpsc::channel();
-        // Reads the log until the address appears, then keeps draining so the pipe never fills.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = std::sync::Arc::clone(&log);
+        // Reads the log until the address appears, then keeps draining (and keeping) it so the
+        // pipe never fills.
         std::thread::spawn(move || {
             let mut sent = false;
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -397,6 +402,9 @@ impl Process {
                     let addr = rest.split_whitespace().next().unwrap_or("").to_owned();
                     sent = found.send(addr).is_ok();
                 }
+                kept.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(line);
             }
         });
         let addr = lines
@@ -405,7 +413,30 @@ impl Process {
         Process {
             child,
             addr: addr.parse().expect("a socket address in the log line"),
+            log,
         }
+    }
+
+    /// The log lines so far that contain `needle`.
+    pub fn log_lines(&self, needle: &str) -> Vec<String> {
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|l| l.contains(needle))
+            .cloned()
+            .collect()
+    }
+
+    /// A field of `/proc/PID/status` in KiB (`VmRSS`, `VmHWM` …).
+    pub fn status_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("/proc status of the server");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in /proc status"))
     }
 
     /// SIGKILL: no chance to flush anything.
