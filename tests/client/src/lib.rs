@@ -63,6 +63,9 @@ pub struct Client {
     next_id: u32,
     /// The name the server gave this connection in its hello.
     pub name: String,
+    /// The sustained message rate the server allows this connection (from its hello); a client
+    /// sending faster is closed with `flood`.
+    pub max_messages_per_s: u32,
 }
 
 impl Client {
@@ -90,19 +93,29 @@ impl Client {
                     .map_err(|_| ClientError::Connect("cookie is not a header value".into()))?,
             );
         }
-        let (ws, _) =
-            tokio::time::timeout(REPLY_TIMEOUT, tokio_tungstenite::connect_async(request))
-                .await
-                .map_err(|_| ClientError::Timeout("connecting"))?
-                .map_err(|e| ClientError::Connect(e.to_string()))?;
+        // Small messages in turn: Nagle's algorithm would only add delay (the server sets
+        // TCP_NODELAY too).
+        let connecting = tokio_tungstenite::connect_async_with_config(request, None, true);
+        let (ws, _) = tokio::time::timeout(REPLY_TIMEOUT, connecting)
+            .await
+            .map_err(|_| ClientError::Timeout("connecting"))?
+            .map_err(|e| ClientError::Connect(e.to_string()))?;
         let mut client = Client {
             ws,
             framing,
             next_id: 1,
             name: String::new(),
+            max_messages_per_s: 0,
         };
         match client.recv().await? {
-            ServerMsg::Hello { name, .. } => client.name = name,
+            ServerMsg::Hello {
+                name,
+                max_messages_per_s,
+                ..
+            } => {
+                client.name = name;
+                client.max_messages_per_s = max_messages_per_s;
+            }
             other => {
                 return Err(ClientError::Protocol(format!(
                     "expected hello, got {other:?}"
@@ -138,10 +151,19 @@ impl Client {
 
     /// The next message from the server.
     pub async fn recv(&mut self) -> Result<ServerMsg, ClientError> {
+        self.recv_within(REPLY_TIMEOUT)
+            .await?
+            .ok_or(ClientError::Timeout("waiting for a message"))
+    }
+
+    /// The next message from the server, or `None` when none came within `wait`.
+    pub async fn recv_within(&mut self, wait: Duration) -> Result<Option<ServerMsg>, ClientError> {
+        let deadline = tokio::time::Instant::now() + wait;
         loop {
-            let message = tokio::time::timeout(REPLY_TIMEOUT, self.ws.next())
-                .await
-                .map_err(|_| ClientError::Timeout("waiting for a message"))?
+            let Ok(next) = tokio::time::timeout_at(deadline, self.ws.next()).await else {
+                return Ok(None);
+            };
+            let message = next
                 .ok_or(ClientError::Closed)?
                 .map_err(|_| ClientError::Closed)?;
             let frame = match message {
@@ -150,8 +172,16 @@ impl Client {
                 Message::Close(_) => return Err(ClientError::Closed),
                 _ => continue,
             };
-            return decode_server(&frame).map_err(|e| ClientError::Protocol(e.to_string()));
+            return decode_server(&frame)
+                .map(Some)
+                .map_err(|e| ClientError::Protocol(e.to_string()));
         }
+    }
+
+    /// Closes the connection politely (a close frame), within [`REPLY_TIMEOUT`].
+    pub async fn close(mut self) {
+        // Best effort: the connection is being dropped either way.
+        let _ = tokio::time::timeout(REPLY_TIMEOUT, self.ws.close(None)).await;
     }
 
     /// Creates a bot room and plays it to the end as the human (X), choosing uniformly among
@@ -208,4 +238,105 @@ pub fn random_empty_cell<R: Rng + ?Sized>(room: &RoomView, rng: &mut R) -> Cell 
         .filter(|c| !room.x.contains(c) && !room.o.contains(c))
         .collect();
     empty[rng.random_range(0..empty.len())]
+}
+
+/// Registers `username` with `password` at `base` (`http://HOST:PORT`, plain HTTP) through
+/// `POST /api/register` and returns the `xo_session=…` cookie pair for [`Client::connect`].
+pub async fn register(base: &str, username: &str, password: &str) -> Result<String, ClientError> {
+    account_request(base, "/api/register", username, password).await
+}
+
+/// Signs `username` in through `POST /api/login`; returns the `xo_session=…` cookie pair.
+pub async fn login(base: &str, username: &str, password: &str) -> Result<String, ClientError> {
+    account_request(base, "/api/login", username, password).await
+}
+
+async fn account_request(
+    base: &str,
+    path: &str,
+    username: &str,
+    password: &str,
+) -> Result<String, ClientError> {
+    let body = serde_json::json!({ "username": username, "password": password }).to_string();
+    let reply = post_json(base, path, &body).await?;
+    if !(200..300).contains(&reply.status) {
+        let json: serde_json::Value = serde_json::from_slice(&reply.body).unwrap_or_default();
+        return Err(ClientError::Refused {
+            code: json["code"]
+                .as_str()
+                .map_or_else(|| format!("http_{}", reply.status), str::to_owned),
+            message: json["message"].as_str().unwrap_or("").to_owned(),
+        });
+    }
+    reply
+        .headers
+        .iter()
+        .filter(|(name, _)| name == "set-cookie")
+        .filter_map(|(_, value)| value.split(';').next())
+        .find(|pair| pair.starts_with("xo_session="))
+        .map(str::to_owned)
+        .ok_or_else(|| ClientError::Protocol(format!("{path} answered without a session cookie")))
+}
+
+/// An HTTP answer: status, lower-cased header names with their values, body.
+#[derive(Debug)]
+pub struct HttpReply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// `POST base+path` with a JSON body on a fresh plain-HTTP/1.1 connection (`Connection:
+/// close`), read to the end within [`REPLY_TIMEOUT`].
+pub async fn post_json(base: &str, path: &str, body: &str) -> Result<HttpReply, ClientError> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let host = base
+        .strip_prefix("http://")
+        .ok_or_else(|| ClientError::Connect(format!("{base}: only http:// is supported")))?
+        .trim_end_matches('/');
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let exchange = async {
+        let mut stream = TcpStream::connect(host)
+            .await
+            .map_err(|e| ClientError::Connect(e.to_string()))?;
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|_| ClientError::Closed)?;
+        let mut answer = Vec::new();
+        stream
+            .read_to_end(&mut answer)
+            .await
+            .map_err(|_| ClientError::Closed)?;
+        Ok::<_, ClientError>(answer)
+    };
+    let answer = tokio::time::timeout(REPLY_TIMEOUT, exchange)
+        .await
+        .map_err(|_| ClientError::Timeout("waiting for an HTTP answer"))??;
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| ClientError::Protocol("HTTP answer without a header end".into()))?;
+    let head = String::from_utf8_lossy(&answer[..split]);
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| ClientError::Protocol("HTTP answer without a status".into()))?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    // The account answers are small JSON bodies sent with a Content-Length; a chunked body is
+    // not expected here.
+    Ok(HttpReply {
+        status,
+        headers,
+        body: answer[split + 4..].to_vec(),
+    })
 }

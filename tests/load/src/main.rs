@@ -1,3 +1,170 @@
-//! `xo-load`: a load generator for the XO Kiosk server (see README.md).
+//! `xo-load`: puts a running or freshly started XO Kiosk server (or the `xo-forwarder`
+//! baseline) under load and reports moves per second, move latencies, errors, and the
+//! process's peak memory and CPU time. See `README.md` in this folder.
 
-fn main() {}
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use protocol::Framing;
+use xo_load::game::Games;
+use xo_load::run::{Options, Target, Under};
+
+/// Load generator for the XO Kiosk server: pairs signed-in clients into rated rooms through the
+/// real protocol, plays random legal moves as fast as the server answers (within the message
+/// rate the server announces), attaches spectators, and reports what it measured.
+#[derive(Debug, Parser)]
+#[command(name = "xo-load")]
+struct Cli {
+    /// What to load: the XO Kiosk server, or the plain forwarder it is compared against.
+    #[arg(long, value_enum, default_value = "server")]
+    target: TargetArg,
+    /// Start this binary (firmware-host for `--target server`, xo-forwarder for `--target
+    /// forwarder`) on 127.0.0.1 port 0 and stop it afterwards.
+    #[arg(long, value_name = "PATH", conflicts_with = "url")]
+    spawn_server: Option<PathBuf>,
+    /// Pin the started binary to these CPUs (`taskset -c LIST`).
+    #[arg(long, value_name = "LIST", requires = "spawn_server")]
+    server_cpu: Option<String>,
+    /// Instead of starting one: the running server's address, e.g. http://127.0.0.1:8080
+    /// (it needs --max-ws-per-address 0 or a cap above the connection count).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// The pid of the server at --url, for its memory and CPU figures.
+    #[arg(long, value_name = "PID", requires = "url")]
+    server_pid: Option<u32>,
+    /// Keep the load accounts (a server data directory and their session cookies) here and
+    /// reuse them across runs, so that only the first run pays for registering them.
+    #[arg(long, value_name = "DIR", requires = "spawn_server")]
+    accounts: Option<PathBuf>,
+    /// Games played at once (two player connections each).
+    #[arg(long, default_value_t = 10)]
+    concurrent: usize,
+    /// Stop after this many games are complete (server target).
+    #[arg(long, default_value_t = 1_000_000)]
+    games: u64,
+    /// Length of the measurement window in seconds (the run ends earlier when --games are
+    /// complete).
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Guest spectators per game; each follows its game from room to room.
+    #[arg(long, default_value_t = 1)]
+    spectators_per_game: usize,
+    /// Extra guest connections that open one game's room once and then only read.
+    #[arg(long, default_value_t = 0)]
+    idle_spectators: usize,
+    /// Which game the rooms play.
+    #[arg(long, value_enum, default_value = "both")]
+    game: GameArg,
+    /// Send postcard (binary frames) instead of JSON.
+    #[arg(long)]
+    binary: bool,
+    /// Messages per second per connection (0: unpaced). Default: the limit the server announces
+    /// in its hello (20); the forwarder, which announces nothing, gets the same.
+    #[arg(long)]
+    rate: Option<u32>,
+    /// Seed of the random moves (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Threads of xo-load's own runtime (default: the CPUs it may run on).
+    #[arg(long)]
+    client_threads: Option<usize>,
+    /// Print one JSON object instead of the human-readable line.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TargetArg {
+    Server,
+    Forwarder,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum GameArg {
+    Infinite,
+    Xo,
+    Both,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let under = match (&cli.spawn_server, &cli.url) {
+        (Some(bin), None) => Under::Spawn {
+            bin: bin.clone(),
+            cpu: cli.server_cpu.clone(),
+        },
+        (None, Some(url)) => Under::Running {
+            url: url.clone(),
+            pid: cli.server_pid,
+        },
+        _ => {
+            eprintln!("xo-load: give either --spawn-server PATH or --url URL");
+            return ExitCode::from(2);
+        }
+    };
+    if cli.concurrent == 0 || cli.seconds <= 0.0 || cli.seconds.is_nan() {
+        eprintln!("xo-load: --concurrent and --seconds must be positive");
+        return ExitCode::from(2);
+    }
+    let options = Options {
+        target: match cli.target {
+            TargetArg::Server => Target::Server,
+            TargetArg::Forwarder => Target::Forwarder,
+        },
+        under,
+        accounts: cli.accounts.clone(),
+        concurrent: cli.concurrent,
+        games: cli.games,
+        seconds: cli.seconds,
+        spectators_per_game: cli.spectators_per_game,
+        idle_spectators: cli.idle_spectators,
+        which: match cli.game {
+            GameArg::Infinite => Games::Infinite,
+            GameArg::Xo => Games::Xo,
+            GameArg::Both => Games::Both,
+        },
+        framing: if cli.binary {
+            Framing::Binary
+        } else {
+            Framing::Text
+        },
+        rate: cli.rate,
+        seed: cli.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        }),
+    };
+    let threads = cli.client_threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("xo-load: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(xo_load::run::run(options)) {
+        Ok(report) => {
+            if cli.json {
+                println!("{}", report.json());
+            } else {
+                println!("{}", report.human());
+            }
+            if let Some(tail) = &report.log_tail {
+                eprintln!("xo-load: the last lines of the log of the process under load:\n{tail}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("xo-load: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

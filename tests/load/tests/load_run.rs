@@ -1,0 +1,136 @@
+//! xo-load against the real firmware-host binary on 127.0.0.1, and against xo-forwarder: a
+//! few games, then the figures must be there and sane.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The firmware-host binary: `XO_FIRMWARE_HOST` if set, else built (a no-op when up to date)
+/// into the target directory this test was built in. Cargo gives a test the path of its own
+/// package's binaries only, so the server's is found beside them.
+fn firmware_host() -> PathBuf {
+    if let Some(path) = std::env::var_os("XO_FIRMWARE_HOST") {
+        return path.into();
+    }
+    let profile_dir = PathBuf::from(env!("CARGO_BIN_EXE_xo-load"))
+        .parent()
+        .expect("the binary is in a profile directory")
+        .to_owned();
+    let target_dir = profile_dir.parent().expect("a target directory").to_owned();
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args([
+            "build",
+            "--quiet",
+            "--locked",
+            "-p",
+            "firmware-host",
+            "--bin",
+            "firmware-host",
+        ])
+        .arg("--target-dir")
+        .arg(&target_dir);
+    if profile_dir.ends_with("release") {
+        build.arg("--release");
+    }
+    let status = build.status().expect("run cargo build for firmware-host");
+    assert!(status.success(), "building firmware-host failed: {status}");
+    profile_dir.join("firmware-host")
+}
+
+fn xo_load(args: &[&str]) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_xo-load"))
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("run xo-load");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "xo-load failed: {stderr}\n{stdout}"
+    );
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\n{stderr}"))
+}
+
+fn number(report: &serde_json::Value, pointer: &str) -> f64 {
+    report
+        .pointer(pointer)
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or_else(|| panic!("{pointer} missing in {report}"))
+}
+
+/// Latencies: present, ordered, and below the clients' 30 s reply timeout.
+fn assert_latencies(report: &serde_json::Value, name: &str) {
+    let p50 = number(report, &format!("/{name}/p50_us"));
+    let p99 = number(report, &format!("/{name}/p99_us"));
+    let max = number(report, &format!("/{name}/max_us"));
+    assert!(
+        0.0 < p50 && p50 <= p99 && p99 <= max && max < 30e6,
+        "{name}: {report}"
+    );
+}
+
+#[test]
+fn a_few_rated_games_against_the_real_server_then_the_forwarder() {
+    let server = firmware_host();
+    let server = server.to_str().expect("a UTF-8 path");
+    let report = xo_load(&[
+        "--spawn-server",
+        server,
+        "--concurrent",
+        "2",
+        "--games",
+        "6",
+        "--seconds",
+        "20",
+        "--spectators-per-game",
+        "1",
+        "--idle-spectators",
+        "2",
+    ]);
+    assert_eq!(report["errors"]["total"], 0, "{report}");
+    assert_eq!(report["setup_errors"], serde_json::json!({}), "{report}");
+    assert_eq!(report["connections"], 2 * 2 + 2 + 2, "{report}");
+    assert_eq!(
+        report["games_completed"], 6,
+        "the games bound ends the run: {report}"
+    );
+    let moves = number(&report, "/moves");
+    // Each game has at least five moves (XO's shortest) and random XO ends by the ninth.
+    assert!(moves >= 30.0, "{report}");
+    assert_eq!(number(&report, "/rtt/count"), moves, "{report}");
+    assert_eq!(number(&report, "/to_opponent/count"), moves, "{report}");
+    assert_latencies(&report, "rtt");
+    assert_latencies(&report, "to_opponent");
+    let window = number(&report, "/window_s");
+    assert!(window > 0.0 && window < 20.5, "{report}");
+    // Paced at the server's 20 messages per second per connection: at most 40 moves per
+    // second per game, plus the clients' small starting burst.
+    let rate = number(&report, "/moves_per_s");
+    assert!(rate > 0.0 && rate <= 2.0 * 45.0, "{report}");
+    assert!(number(&report, "/spectator_messages") > 0.0, "{report}");
+    assert!(number(&report, "/server/peak_rss_kb") > 1000.0, "{report}");
+    assert!(number(&report, "/server/vm_hwm_kb") >= number(&report, "/server/rss_start_kb"));
+    assert!(number(&report, "/server/cpu_s") > 0.0, "{report}");
+
+    let forwarder = PathBuf::from(env!("CARGO_BIN_EXE_xo-forwarder"));
+    let report = xo_load(&[
+        "--target",
+        "forwarder",
+        "--spawn-server",
+        forwarder.to_str().expect("UTF-8"),
+        "--concurrent",
+        "2",
+        "--seconds",
+        "2",
+    ]);
+    assert_eq!(report["errors"]["total"], 0, "{report}");
+    assert_eq!(report["connections"], 4, "{report}");
+    assert!(number(&report, "/moves") > 10.0, "{report}");
+    assert_eq!(
+        report["rtt"]["count"], 0,
+        "the forwarder answers nobody: {report}"
+    );
+    assert_latencies(&report, "to_opponent");
+}
