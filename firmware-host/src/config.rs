@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Parser;
 
@@ -58,6 +59,17 @@ pub struct Cli {
     )]
     pub max_ws_per_address: usize,
 
+    /// Seconds a new connection has to send its request headers, and a new WebSocket its
+    /// hello, before the server closes it (so idle and half-open connections cannot pile up).
+    #[arg(
+        long,
+        env = "XO_HANDSHAKE_TIMEOUT",
+        default_value_t = 10,
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(1..=3600)
+    )]
+    pub handshake_timeout: u64,
+
     /// The address phones should open, shown on the status display and by the kiosk's QR
     /// code (GET /api/config). Default: `http://HOSTNAME.local:PORT` when listening on all
     /// interfaces, else `http://ADDR:PORT`.
@@ -84,6 +96,8 @@ pub struct Config {
     pub kiosk_idle_s: u64,
     /// 0: no limit.
     pub max_ws_per_address: usize,
+    /// See [`Cli::handshake_timeout`].
+    pub handshake_timeout: Duration,
     /// `None`: derived from the bound address (see [`Cli::public_url`]).
     pub public_url: Option<String>,
     /// A `status_display::Backend` spec, or `None` for no display.
@@ -99,6 +113,7 @@ impl Config {
             data_dir: data_dir.into(),
             kiosk_idle_s: 120,
             max_ws_per_address: 32,
+            handshake_timeout: Duration::from_secs(10),
             public_url: None,
             display: None,
             port_file: None,
@@ -113,6 +128,7 @@ impl From<&Cli> for Config {
             data_dir: cli.data_dir.clone(),
             kiosk_idle_s: cli.kiosk_idle,
             max_ws_per_address: cli.max_ws_per_address,
+            handshake_timeout: Duration::from_secs(cli.handshake_timeout),
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),
             port_file: cli.port_file.clone(),

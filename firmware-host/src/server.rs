@@ -1,10 +1,11 @@
 //! The listener: binds, opens the store, accepts connections and serves them with hyper
 //! (HTTP/1.1 and HTTP/2, upgrades allowed), and shuts everything down in order.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -12,7 +13,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
@@ -25,6 +26,11 @@ use rooms::{Hub, HubConfig, Persistence};
 
 /// How long shutdown waits for open HTTP requests to finish.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Connections from one client address that have not yet sent their first request bytes; a
+/// further connection from that address is closed at once (half-open connections cannot
+/// exhaust the server's file descriptors).
+pub const MAX_PENDING_PER_ADDRESS: usize = 256;
 
 /// Password hashes computed at once (each takes [`crate::accounts::ARGON2_M_KIB`] of memory).
 const HASH_PERMITS: usize = 2;
@@ -45,7 +51,29 @@ pub struct App {
     /// The address phones should open (configured, or derived from the bound address).
     pub public_url: String,
     /// Open WebSocket connections per client address.
-    pub ws_per_address: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>,
+    pub ws_per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
+    /// Connections per client address still waiting for their first request bytes.
+    pub pending_per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
+    /// Connections refused or closed for abuse, by kind, for the log.
+    pub refusals: Refusals,
+}
+
+/// Counts of refused connections, logged sparingly: the first, then at every power of two, so
+/// a flood of them cannot flood the log (or an SD card) too.
+#[derive(Debug, Default)]
+pub struct Refusals {
+    /// Connections that sent no request within the handshake timeout.
+    pub silent: AtomicU64,
+    /// Connections over [`MAX_PENDING_PER_ADDRESS`].
+    pub pending_over_limit: AtomicU64,
+}
+
+impl Refusals {
+    /// Counts one refusal; `Some(total)` when this one should be logged.
+    pub fn count(counter: &AtomicU64) -> Option<u64> {
+        let total = counter.fetch_add(1, Ordering::Relaxed) + 1;
+        total.is_power_of_two().then_some(total)
+    }
 }
 
 /// A running server.
@@ -69,7 +97,13 @@ impl Server {
         tracing::info!(path = %store.path().display(), "store open");
         // Restores saved rooms: a brief blocking read at start-up, before anything is served.
         let persistence: Arc<dyn Persistence> = Arc::new(store.clone());
-        let hub = Hub::start(persistence, HubConfig::default());
+        let hub = Hub::start(
+            persistence,
+            HubConfig {
+                hello_timeout: config.handshake_timeout,
+                ..HubConfig::default()
+            },
+        );
 
         let listener = TcpListener::bind(config.bind)
             .await
@@ -93,6 +127,8 @@ impl Server {
             connections: AtomicUsize::new(0),
             hub,
             ws_per_address: std::sync::Mutex::default(),
+            pending_per_address: std::sync::Mutex::default(),
+            refusals: Refusals::default(),
             public_url,
         });
         let display = match app.config.display.as_deref() {
@@ -155,12 +191,74 @@ impl Drop for ConnectionGuard {
     }
 }
 
+/// A connection from an address still waiting for its first request bytes, counted until
+/// dropped.
+struct PendingSlot {
+    app: Arc<App>,
+    ip: IpAddr,
+}
+
+impl PendingSlot {
+    fn take(app: &Arc<App>, ip: IpAddr) -> Option<PendingSlot> {
+        let mut pending = app
+            .pending_per_address
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = pending.entry(ip).or_insert(0);
+        if *count >= MAX_PENDING_PER_ADDRESS {
+            return None;
+        }
+        *count += 1;
+        Some(PendingSlot {
+            app: Arc::clone(app),
+            ip,
+        })
+    }
+}
+
+impl Drop for PendingSlot {
+    fn drop(&mut self) {
+        let mut pending = self
+            .app
+            .pending_per_address
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = pending.get_mut(&self.ip) {
+            *count -= 1;
+            if *count == 0 {
+                pending.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Waits until the client has sent enough for hyper to tell HTTP/1 from HTTP/2 (hyper-util
+/// waits for that without any timeout, and hyper's header timeout starts only afterwards), or
+/// closed. `false` when nothing came within `limit`: a half-open or idle connection.
+async fn first_bytes(stream: &TcpStream, limit: Duration) -> bool {
+    const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let mut buf = [0u8; 24];
+    tokio::time::timeout(limit, async {
+        loop {
+            match stream.peek(&mut buf).await {
+                // End of stream or an error: hyper sees it at once.
+                Ok(0) | Err(_) => return,
+                Ok(n) if n == buf.len() || buf[..n] != H2_PREFACE[..n] => return,
+                // Part of an HTTP/2 preface: wait for the rest.
+                Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+    })
+    .await
+    .is_ok()
+}
+
 async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::Receiver<bool>) {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(Duration::from_secs(15))
+        .header_read_timeout(app.config.handshake_timeout)
         .max_buf_size(64 * 1024);
     let graceful = GracefulShutdown::new();
     loop {
@@ -175,6 +273,12 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
                         continue;
                     }
                 };
+                let Some(pending) = PendingSlot::take(&app, peer.ip()) else {
+                    if let Some(total) = Refusals::count(&app.refusals.pending_over_limit) {
+                        tracing::warn!(%peer, total, limit = MAX_PENDING_PER_ADDRESS, "connection refused: too many connections from this address have sent no request yet");
+                    }
+                    continue;
+                };
                 if let Err(e) = stream.set_nodelay(true) {
                     tracing::debug!(error = %e, "set_nodelay failed");
                 }
@@ -185,13 +289,28 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
                     let app = Arc::clone(&service_app);
                     async move { Ok::<_, Infallible>(http::handle(app, peer, req).await) }
                 });
-                let conn = builder
-                    .serve_connection_with_upgrades(TokioIo::new(stream), service)
-                    .into_owned();
-                let conn = graceful.watch(conn);
+                let builder = builder.clone();
+                let watcher = graceful.watcher();
+                let mut stop = stopped.clone();
+                let app = Arc::clone(&app);
                 tokio::spawn(async move {
                     let _guard = guard;
-                    if let Err(e) = conn.await {
+                    let limit = app.config.handshake_timeout;
+                    let arrived = tokio::select! {
+                        arrived = first_bytes(&stream, limit) => arrived,
+                        _ = stop.wait_for(|stopping| *stopping) => return,
+                    };
+                    drop(pending);
+                    if !arrived {
+                        if let Some(total) = Refusals::count(&app.refusals.silent) {
+                            tracing::warn!(%peer, total, timeout_s = limit.as_secs(), "connection closed: no request within the handshake timeout");
+                        }
+                        return;
+                    }
+                    let conn = builder
+                        .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                        .into_owned();
+                    if let Err(e) = watcher.watch(conn).await {
                         tracing::debug!(%peer, error = %e, "connection ended with an error");
                     }
                 });

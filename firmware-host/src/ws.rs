@@ -17,6 +17,7 @@ use hyper_util::rt::TokioIo;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tracing::Instrument as _;
 
 use crate::accounts;
 use crate::http::{ApiError, Body};
@@ -193,7 +194,11 @@ pub async fn upgrade(
         let ws =
             WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
                 .await;
-        hub.serve(ws, identity).await;
+        // Every line the session logs (refusals, closes) names the client's address.
+        let user = identity.account.as_ref().map(|a| a.id);
+        hub.serve(ws, identity)
+            .instrument(tracing::info_span!("ws", %peer, user))
+            .await;
     });
     Ok(response)
 }

@@ -134,6 +134,61 @@ struct Actor {
     outboxes: HashMap<ConnId, (PlayerKey, Outbox)>,
     saver: watch::Sender<SaveOp>,
     closed: bool,
+    passcodes: PasscodeThrottle,
+}
+
+/// Wrong passcodes tried in one room (M3.3), so that four digits cannot be guessed at the
+/// message rate: per player and for the whole room, the times (room milliseconds) of the
+/// failures still inside the window.
+#[derive(Default)]
+struct PasscodeThrottle {
+    per_user: HashMap<UserId, VecDeque<u64>>,
+    room: VecDeque<u64>,
+}
+
+impl PasscodeThrottle {
+    fn forget_old(times: &mut VecDeque<u64>, now_ms: u64, window_ms: u64) {
+        while times.front().is_some_and(|&t| now_ms.saturating_sub(t) >= window_ms) {
+            times.pop_front();
+        }
+    }
+
+    /// How long `user` must wait before trying again, if locked out.
+    fn locked(&mut self, user: UserId, now_ms: u64, config: &crate::hub::HubConfig) -> Option<u64> {
+        let window_ms = u64::try_from(config.passcode_window.as_millis()).unwrap_or(u64::MAX);
+        let mut wait = None;
+        Self::forget_old(&mut self.room, now_ms, window_ms);
+        if self.room.len() >= config.passcode_attempts_per_room {
+            wait = self.room.front().map(|&t| t + window_ms - now_ms);
+        }
+        if let Some(times) = self.per_user.get_mut(&user) {
+            Self::forget_old(times, now_ms, window_ms);
+            if times.len() >= config.passcode_attempts {
+                let mine = times.front().map(|&t| t + window_ms - now_ms);
+                wait = wait.max(mine);
+            }
+        }
+        wait
+    }
+
+    fn failed(&mut self, user: UserId, now_ms: u64, config: &crate::hub::HubConfig) {
+        // Bounded: the per-user lists are trimmed to the limit, and players who leave the
+        // window are forgotten when the map grows.
+        if self.per_user.len() > 1000 {
+            let window_ms = u64::try_from(config.passcode_window.as_millis()).unwrap_or(u64::MAX);
+            self.per_user
+                .retain(|_, t| t.back().is_some_and(|&t| now_ms.saturating_sub(t) < window_ms));
+        }
+        let times = self.per_user.entry(user).or_default();
+        times.push_back(now_ms);
+        while times.len() > config.passcode_attempts {
+            times.pop_front();
+        }
+        self.room.push_back(now_ms);
+        while self.room.len() > config.passcode_attempts_per_room {
+            self.room.pop_front();
+        }
+    }
 }
 
 async fn run(
@@ -150,6 +205,7 @@ async fn run(
         outboxes: HashMap::new(),
         saver,
         closed: false,
+        passcodes: PasscodeThrottle::default(),
     };
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
@@ -244,6 +300,28 @@ impl Actor {
         outbox: Outbox,
     ) {
         let now_ms = self.shared.now_ms();
+        // M3.3: a wrong passcode is refused; too many in a row lock the guesser out for a while.
+        let passcode_user = match &intent {
+            Intent::Join {
+                passcode: Some(_), ..
+            } => member.user(),
+            _ => None,
+        };
+        if let Some(user) = passcode_user
+            && let Some(wait_ms) = self.passcodes.locked(user, now_ms, &self.shared.config)
+        {
+            let secs = wait_ms.div_ceil(1000).max(1);
+            tracing::warn!(room = %self.room.id(), user, retry_after_s = secs, "passcode refused: too many wrong passcodes");
+            deliver(
+                &outbox,
+                ServerMsg::Error {
+                    id,
+                    code: ErrorCode::WrongPasscode,
+                    message: format!("too many wrong passcodes; try again in {secs} s"),
+                },
+            );
+            return;
+        }
         let mut seats = self.shared.seats.clone();
         let result = self.room.apply(
             &member,
@@ -279,6 +357,12 @@ impl Actor {
                 }
             }
             Err(refusal) => {
+                if let Some(user) = passcode_user
+                    && refusal.code == ErrorCode::WrongPasscode
+                {
+                    self.passcodes.failed(user, now_ms, &self.shared.config);
+                    tracing::info!(room = %self.room.id(), user, "wrong passcode");
+                }
                 // Bad input: the sender alone is told; the room is unchanged. Refusals are
                 // ordinary (a tap out of turn), so they are logged at debug level only.
                 tracing::debug!(

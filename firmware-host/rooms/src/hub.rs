@@ -41,6 +41,17 @@ pub struct HubConfig {
     pub idle_room_close: Duration,
     /// Messages queued for one connection before it counts as too slow and is dropped.
     pub outbox_capacity: usize,
+    /// A new connection that has not sent its hello within this is closed.
+    pub hello_timeout: Duration,
+    /// A connection whose socket takes longer than this to accept one message (a reader
+    /// that does not read) is closed.
+    pub send_timeout: Duration,
+    /// Wrong passcodes one player may try in one room within [`HubConfig::passcode_window`]
+    /// before further attempts are refused until the oldest leaves the window.
+    pub passcode_attempts: usize,
+    /// Wrong passcodes all players together may try in one room within the window.
+    pub passcode_attempts_per_room: usize,
+    pub passcode_window: Duration,
 }
 
 impl Default for HubConfig {
@@ -52,6 +63,11 @@ impl Default for HubConfig {
             max_bad_frames: 10,
             idle_room_close: Duration::from_secs(30 * 60),
             outbox_capacity: 256,
+            hello_timeout: Duration::from_secs(10),
+            send_timeout: Duration::from_secs(10),
+            passcode_attempts: 5,
+            passcode_attempts_per_room: 50,
+            passcode_window: Duration::from_secs(5 * 60),
         }
     }
 }

@@ -12,9 +12,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::actor::{RoomHandle, RoomMsg};
 use crate::hub::Shared;
@@ -67,6 +67,10 @@ struct Session<S> {
     framing: Framing,
     hello: bool,
     bad_frames: u32,
+    /// Frames refused on this connection, for logging the 1st, 2nd, 4th, 8th …
+    refused: u32,
+    /// A send failed or timed out: the connection is finished.
+    broken: bool,
     watching_lobby: bool,
     room: Option<RoomHandle>,
     outbox: mpsc::Sender<ServerMsg>,
@@ -89,6 +93,8 @@ where
         framing: Framing::Text,
         hello: false,
         bad_frames: 0,
+        refused: 0,
+        broken: false,
         watching_lobby: false,
         room: None,
         outbox,
@@ -107,23 +113,43 @@ where
     } else {
         Stop::Close(CloseCode::Away, "")
     };
-    while matches!(stop, Stop::Continue) {
+    let hello_deadline = Instant::now() + shared.config.hello_timeout;
+    while matches!(stop, Stop::Continue) && !s.broken {
         tokio::select! {
             incoming = s.ws.next() => {
                 let frame = match incoming {
-                    None | Some(Err(_)) => break,
+                    None | Some(Ok(Message::Close(_))) => break,
+                    Some(Err(WsError::Capacity(e))) => {
+                        // Over the WebSocket layer's hard limit: refused before it is buffered
+                        // whole; the stream cannot go on after it.
+                        tracing::warn!(conn = s.member.conn, error = %e, "WebSocket closed: frame over the hard size limit");
+                        stop = Stop::Close(CloseCode::Size, "frame too large");
+                        continue;
+                    }
+                    Some(Err(e)) => {
+                        tracing::debug!(conn = s.member.conn, error = %e, "WebSocket read failed");
+                        break;
+                    }
                     Some(Ok(Message::Text(text))) => Frame::Text(text.as_str().to_owned()),
                     Some(Ok(Message::Binary(bytes))) => Frame::Binary(bytes.to_vec()),
-                    Some(Ok(Message::Close(_))) => break,
-                    // Pings are answered by the WebSocket layer itself.
-                    Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
+                    // Pings are answered by the WebSocket layer itself, but count as messages.
+                    Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
+                        if !bucket.take() {
+                            stop = s.flood().await;
+                        }
+                        continue;
+                    }
                 };
                 if !bucket.take() {
-                    s.send(ServerMsg::error(None, ErrorCode::Flood, "too many messages; closing")).await;
-                    stop = Stop::Close(CloseCode::Policy, "flood");
+                    stop = s.flood().await;
                     continue;
                 }
                 stop = s.frame(frame).await;
+            }
+            () = tokio::time::sleep_until(hello_deadline), if !s.hello => {
+                tracing::info!(conn = s.member.conn, timeout_s = shared.config.hello_timeout.as_secs(), "WebSocket closed: no hello in time");
+                s.error(None, ErrorCode::HelloRequired, "no hello in time; closing").await;
+                stop = Stop::Close(CloseCode::Policy, "no hello in time");
             }
             Some(msg) = inbox.recv() => {
                 if let ServerMsg::Left { room, .. } = &msg {
@@ -158,13 +184,16 @@ where
         })
         .await;
     }
-    if let Stop::Close(code, reason) = stop {
+    if let (Stop::Close(code, reason), false) = (stop, s.broken) {
         let frame = CloseFrame {
             code,
             reason: reason.into(),
         };
-        // The peer may be gone already; closing is best effort.
-        s.ws.close(Some(frame)).await.ok();
+        // The peer may be gone or not reading; closing is best effort, and bounded.
+        let timeout = s.shared.config.send_timeout;
+        tokio::time::timeout(timeout, s.ws.close(Some(frame)))
+            .await
+            .ok();
     }
 }
 
@@ -172,13 +201,44 @@ impl<S> Session<S>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    /// Sends one message in the client's framing; `false` when the connection is broken.
+    /// Sends one message in the client's framing; `false` when the connection is broken, or
+    /// the client has not taken it within the send timeout (a reader that does not read:
+    /// the session then ends, so its queue and buffers go with it).
     async fn send(&mut self, msg: ServerMsg) -> bool {
+        if self.broken {
+            return false;
+        }
         let msg = match msg.encode(self.framing) {
             Frame::Text(text) => Message::text(text),
             Frame::Binary(bytes) => Message::binary(bytes),
         };
-        self.ws.send(msg).await.is_ok()
+        let timeout = self.shared.config.send_timeout;
+        let sent = match tokio::time::timeout(timeout, self.ws.send(msg)).await {
+            Ok(sent) => sent.is_ok(),
+            Err(_) => {
+                tracing::warn!(
+                    conn = self.member.conn,
+                    timeout_s = timeout.as_secs(),
+                    "WebSocket closed: the client does not read what it is sent"
+                );
+                false
+            }
+        };
+        self.broken |= !sent;
+        sent
+    }
+
+    /// Over the message rate: `flood` for the sender, then the connection closes.
+    async fn flood(&mut self) -> Stop {
+        tracing::warn!(
+            conn = self.member.conn,
+            rate = self.shared.config.max_messages_per_s,
+            burst = self.shared.config.burst,
+            "WebSocket closed: message flood"
+        );
+        self.error(None, ErrorCode::Flood, "too many messages; closing")
+            .await;
+        Stop::Close(CloseCode::Policy, "flood")
     }
 
     async fn error(
@@ -197,8 +257,20 @@ where
             Ok(msg) => msg,
             Err(e) => {
                 self.bad_frames += 1;
+                // Refusals are logged at powers of two, the rest at debug level only, so a
+                // client cannot flood the log.
+                self.refused += 1;
+                if self.refused.is_power_of_two() {
+                    tracing::info!(conn = self.member.conn, code = %e.code(), error = %e, refused = self.refused, "frame refused");
+                } else {
+                    tracing::debug!(conn = self.member.conn, code = %e.code(), error = %e, "frame refused");
+                }
                 self.error(None, e.code(), e.to_string()).await;
                 if self.bad_frames >= self.shared.config.max_bad_frames {
+                    tracing::warn!(
+                        conn = self.member.conn,
+                        "WebSocket closed: too many bad frames in a row"
+                    );
                     return Stop::Close(CloseCode::Policy, "too many bad frames");
                 }
                 return Stop::Continue;
