@@ -22,7 +22,11 @@ use rand::{Rng, RngExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// The read buffer of each connection, in bytes.
+pub const CLIENT_READ_BUFFER: usize = 8 * 1024;
 
 /// How long any single wait for the server may take.
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -95,7 +99,11 @@ impl Client {
         }
         // Small messages in turn: Nagle's algorithm would only add delay (the server sets
         // TCP_NODELAY too).
-        let connecting = tokio_tungstenite::connect_async_with_config(request, None, true);
+        // The server's frames are small (snapshots of about a kilobyte); tungstenite's default
+        // 128 KiB read buffer, zero-filled on the first read, would make a load generator's
+        // thousands of connections cost 128 KiB each. Larger frames still arrive whole.
+        let config = WebSocketConfig::default().read_buffer_size(CLIENT_READ_BUFFER);
+        let connecting = tokio_tungstenite::connect_async_with_config(request, Some(config), true);
         let (ws, _) = tokio::time::timeout(REPLY_TIMEOUT, connecting)
             .await
             .map_err(|_| ClientError::Timeout("connecting"))?

@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::pace::Pacer;
@@ -25,8 +26,10 @@ use crate::stats::Stats;
 type Outbox = mpsc::Sender<Message>;
 type Waiting = HashMap<String, (Outbox, oneshot::Sender<Outbox>)>;
 
-/// Serves the forwarder on `listener` until the process ends.
-pub async fn serve(listener: TcpListener) {
+/// Serves the forwarder on `listener` until the process ends. `read_buffer` is each
+/// connection's read buffer (tungstenite's default, 128 KiB, is what firmware-host uses).
+pub async fn serve(listener: TcpListener, read_buffer: usize) {
+    let config = WebSocketConfig::default().read_buffer_size(read_buffer);
     let waiting: Arc<Mutex<Waiting>> = Arc::default();
     loop {
         let Ok((stream, _)) = listener.accept().await else {
@@ -35,18 +38,20 @@ pub async fn serve(listener: TcpListener) {
             continue;
         };
         let _ = stream.set_nodelay(true);
-        tokio::spawn(connection(stream, waiting.clone()));
+        tokio::spawn(connection(stream, config, waiting.clone()));
     }
 }
 
-async fn connection(stream: TcpStream, waiting: Arc<Mutex<Waiting>>) {
+async fn connection(stream: TcpStream, config: WebSocketConfig, waiting: Arc<Mutex<Waiting>>) {
     let mut path = String::new();
     #[allow(clippy::result_large_err)] // The error type is tungstenite's.
     let callback = |req: &Request, resp: Response| {
         path = req.uri().path().to_owned();
         Ok(resp)
     };
-    let Ok(ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await else {
+    let Ok(ws) =
+        tokio_tungstenite::accept_hdr_async_with_config(stream, callback, Some(config)).await
+    else {
         return;
     };
     let (mut sink, mut source) = ws.split();
@@ -110,7 +115,11 @@ pub async fn connect_pair(base: &str, index: usize) -> Result<[Ws; 2], String> {
     for _ in 0..2 {
         let (ws, _) = tokio::time::timeout(
             xo_client::REPLY_TIMEOUT,
-            tokio_tungstenite::connect_async_with_config(url.as_str(), None, true),
+            tokio_tungstenite::connect_async_with_config(
+                url.as_str(),
+                Some(WebSocketConfig::default().read_buffer_size(xo_client::CLIENT_READ_BUFFER)),
+                true,
+            ),
         )
         .await
         .map_err(|_| "connect: timeout".to_owned())?

@@ -268,6 +268,7 @@ async fn play_one<R: rand::Rng>(
         let seen = theirs?;
         stats.moved(Some(replied - sent), seen - sent);
         if view.phase == Phase::Finished {
+            stats.ending_move(replied - sent);
             // Both players see the end before leaving.
             o.until(stats, |r| r.phase == Phase::Finished).await?;
             finished = true;

@@ -26,6 +26,15 @@ struct Cli {
     /// Pin the started binary to these CPUs (`taskset -c LIST`).
     #[arg(long, value_name = "LIST", requires = "spawn_server")]
     server_cpu: Option<String>,
+    /// An extra argument for the started binary (repeat for several), e.g.
+    /// `--server-arg=--read-buffer-size=8192` for xo-forwarder.
+    #[arg(
+        long,
+        value_name = "ARG",
+        requires = "spawn_server",
+        allow_hyphen_values = true
+    )]
+    server_arg: Vec<String>,
     /// Instead of starting one: the running server's address, e.g. http://127.0.0.1:8080
     /// (it needs --max-ws-per-address 0 or a cap above the connection count).
     #[arg(long, value_name = "URL")]
@@ -93,6 +102,7 @@ fn main() -> ExitCode {
         (Some(bin), None) => Under::Spawn {
             bin: bin.clone(),
             cpu: cli.server_cpu.clone(),
+            args: cli.server_arg.clone(),
         },
         (None, Some(url)) => Under::Running {
             url: url.clone(),

@@ -40,7 +40,12 @@ pub enum Target {
 pub enum Under {
     /// xo-load starts this binary (firmware-host or xo-forwarder) on 127.0.0.1 port 0,
     /// pinned with `taskset -c CPU` when `cpu` is given, and stops it afterwards.
-    Spawn { bin: PathBuf, cpu: Option<String> },
+    /// `args` are passed on to it before xo-load's own.
+    Spawn {
+        bin: PathBuf,
+        cpu: Option<String>,
+        args: Vec<String>,
+    },
     /// Already running at `url`; `/proc` figures only when its pid is known.
     Running { url: String, pid: Option<u32> },
 }
@@ -80,6 +85,7 @@ pub struct Report {
     pub games: u64,
     pub spectator_messages: u64,
     pub rtt: Percentiles,
+    pub ending_rtt: Percentiles,
     pub to_opponent: Percentiles,
     pub errors: std::collections::BTreeMap<String, u64>,
     pub setup_errors: std::collections::BTreeMap<String, u64>,
@@ -122,6 +128,14 @@ impl Report {
         }
     }
 
+    /// CPU time per completed move, µs.
+    fn cpu_us_per_move(&self, cpu_s: f64) -> f64 {
+        // Move counts stay far below 2^52.
+        #[allow(clippy::cast_precision_loss)]
+        let moves = self.moves.max(1) as f64;
+        cpu_s * 1e6 / moves
+    }
+
     pub fn json(&self) -> serde_json::Value {
         let o = &self.options;
         serde_json::json!({
@@ -140,6 +154,7 @@ impl Report {
             "games_completed": self.games,
             "spectator_messages": self.spectator_messages,
             "rtt": self.rtt.json(),
+            "ending_rtt": self.ending_rtt.json(),
             "to_opponent": self.to_opponent.json(),
             "errors": { "total": self.error_count(), "by_category": self.errors },
             "setup_errors": self.setup_errors,
@@ -149,6 +164,7 @@ impl Report {
                 "peak_rss_kb": s.peak_rss_kb,
                 "vm_hwm_kb": s.hwm_kb,
                 "cpu_s": round3(s.cpu_s),
+                "cpu_us_per_move": round3(self.cpu_us_per_move(s.cpu_s)),
             })),
             "client": { "peak_rss_kb": self.client_peak_rss_kb, "cpu_s": round3(self.client_cpu_s) },
             "load_average": { "start": self.load_start, "end": self.load_end },
@@ -163,7 +179,7 @@ impl Report {
         };
         let mut line = format!(
             "{target}: {} games ({} connections: +{} spectators/game, +{} idle), {:.1} s: \
-             {:.0} moves/s ({} moves, {} games completed); move rtt {}; to opponent {}; errors {}",
+             {:.0} moves/s ({} moves, {} games completed); move rtt {}{}; to opponent {}; errors {}",
             o.concurrent,
             self.connections,
             o.spectators_per_game,
@@ -177,6 +193,11 @@ impl Report {
             } else {
                 "n/a".into()
             },
+            if self.ending_rtt.count > 0 {
+                format!(" (game-ending moves {})", self.ending_rtt.human())
+            } else {
+                String::new()
+            },
             self.to_opponent.human(),
             self.error_count(),
         );
@@ -188,12 +209,13 @@ impl Report {
         }
         if let Some(s) = self.server {
             line.push_str(&format!(
-                "; {target} RSS {} kB at start, peak {} kB (VmHWM {} kB), CPU {:.2} s ({:.0} % of one core)",
+                "; {target} RSS {} kB at start, peak {} kB (VmHWM {} kB), CPU {:.2} s ({:.0} % of one core, {:.0} µs per move)",
                 s.rss_start_kb,
                 s.peak_rss_kb,
                 s.hwm_kb,
                 s.cpu_s,
-                100.0 * s.cpu_s / self.window_s.max(1e-9)
+                100.0 * s.cpu_s / self.window_s.max(1e-9),
+                self.cpu_us_per_move(s.cpu_s)
             ));
         }
         line.push_str(&format!(
@@ -224,7 +246,7 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
     // The process under load, and for the server the session cookies of the players.
     let mut cookies = Vec::new();
     let (spawned, url, pid) = match (&options.under, options.target) {
-        (Under::Spawn { bin, cpu }, Target::Server) => {
+        (Under::Spawn { bin, cpu, args }, Target::Server) => {
             let accounts = match &options.accounts {
                 Some(dir) => dir.clone(),
                 None => work.path().join("accounts"),
@@ -234,13 +256,14 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             // 19 MiB per hash) and runs do not pile up games in the prepared directory.
             let data = work.path().join("data");
             copy_dir(&accounts.join("data"), &data)?;
-            let args = server_args(&data);
+            let mut args = args.clone();
+            args.extend(server_args(&data));
             let server = Spawned::start(bin, &args, cpu.as_deref(), work.path(), "server")?;
             let (url, pid) = (server.url.clone(), server.pid);
             (Some(server), url, Some(pid))
         }
-        (Under::Spawn { bin, cpu }, Target::Forwarder) => {
-            let server = Spawned::start(bin, &[], cpu.as_deref(), work.path(), "forwarder")?;
+        (Under::Spawn { bin, cpu, args }, Target::Forwarder) => {
+            let server = Spawned::start(bin, args, cpu.as_deref(), work.path(), "forwarder")?;
             let (url, pid) = (server.url.clone(), server.pid);
             (Some(server), url, Some(pid))
         }
@@ -435,6 +458,7 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
         games: stats.games.load(Ordering::Relaxed),
         spectator_messages: stats.spectator_messages.load(Ordering::Relaxed),
         rtt: stats.rtt(),
+        ending_rtt: stats.ending_rtt(),
         to_opponent: stats.to_opponent(),
         errors,
         setup_errors,

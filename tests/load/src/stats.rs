@@ -21,6 +21,8 @@ pub struct Stats {
     rtt_us: Mutex<Vec<u32>>,
     /// Mover's send to the moment the opponent's client has the move, µs.
     to_opponent_us: Mutex<Vec<u32>>,
+    /// The rtt of game-ending moves alone (their reply waits for the stored result), µs.
+    ending_rtt_us: Mutex<Vec<u32>>,
     errors: Mutex<BTreeMap<String, u64>>,
     setup_errors: Mutex<BTreeMap<String, u64>>,
 }
@@ -40,6 +42,13 @@ impl Stats {
             lock(&self.rtt_us).push(micros(rtt));
         }
         lock(&self.to_opponent_us).push(micros(to_opponent));
+    }
+
+    /// The rtt of a move that ended its game (also counted by [`Stats::moved`]).
+    pub fn ending_move(&self, rtt: Duration) {
+        if self.is_measuring() {
+            lock(&self.ending_rtt_us).push(micros(rtt));
+        }
     }
 
     pub fn game_completed(&self) {
@@ -78,6 +87,10 @@ impl Stats {
 
     pub fn rtt(&self) -> Percentiles {
         Percentiles::of(&mut lock(&self.rtt_us))
+    }
+
+    pub fn ending_rtt(&self) -> Percentiles {
+        Percentiles::of(&mut lock(&self.ending_rtt_us))
     }
 
     pub fn to_opponent(&self) -> Percentiles {

@@ -3,7 +3,7 @@
 //! text or binary message to the partner; nothing else.
 //!
 //! ```text
-//! xo-forwarder [--bind 127.0.0.1:0] [--port-file FILE]
+//! xo-forwarder [--bind 127.0.0.1:0] [--port-file FILE] [--read-buffer-size BYTES]
 //! ```
 
 use std::net::SocketAddr;
@@ -22,6 +22,10 @@ struct Cli {
     /// Write the bound port (digits and a newline) to this file once listening.
     #[arg(long)]
     port_file: Option<PathBuf>,
+    /// Each connection's read buffer in bytes (default: tungstenite's 128 KiB, which
+    /// firmware-host keeps too).
+    #[arg(long, default_value_t = 128 * 1024)]
+    read_buffer_size: usize,
 }
 
 fn main() -> ExitCode {
@@ -61,7 +65,7 @@ fn main() -> ExitCode {
                 }
             };
         tokio::select! {
-            () = xo_load::forward::serve(listener) => ExitCode::SUCCESS,
+            () = xo_load::forward::serve(listener, cli.read_buffer_size) => ExitCode::SUCCESS,
             _ = term.recv() => ExitCode::SUCCESS,
             _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
         }
