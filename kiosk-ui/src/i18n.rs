@@ -202,10 +202,17 @@ texts! {
     FieldSide => "You play", "تلعب بـ";
     SideXFirst => "X (moves first)", "X (يبدأ أولًا)";
     SideOSecond => "O (the bot opens)", "O (يبدأ الروبوت)";
+    SideXShort => "X · first", "X · أولًا";
+    SideOShort => "O · second", "O · ثانيًا";
     FieldName1 => "First player's name", "اسم اللاعب الأول";
     FieldName2 => "Second player's name", "اسم اللاعب الثاني";
+    FieldName1Short => "Player 1", "اللاعب 1";
+    FieldName2Short => "Player 2", "اللاعب 2";
+    DefaultName1 => "Player 1", "اللاعب 1";
+    DefaultName2 => "Player 2", "اللاعب 2";
     NamesRandom => "X and O are assigned at random.", "يُوزَّع X وO عشوائيًا.";
     FieldTime => "Time per move", "الوقت لكل نقلة";
+    FieldTimeShort => "Time", "الوقت";
     Seconds => "{0} s", "{0} ث";
     FieldJoining => "Joining", "الانضمام";
     JoiningOpen => "Open", "مفتوح";

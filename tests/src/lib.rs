@@ -377,6 +377,29 @@ pub async fn wait_text(client: &Client, css: &str, needle: &str) -> Result<Strin
     .await
 }
 
+/// Clicks the first element matching `css` once it appears.
+pub async fn click(client: &Client, css: &str) -> Outcome {
+    let el = eventually(&format!("{css} to appear"), || async {
+        client.find(Locator::Css(css)).await.ok()
+    })
+    .await?;
+    el.click().await?;
+    Ok(())
+}
+
+/// Replaces the text of the field matching `css` (once it appears) by `text`, typed key by key
+/// so the page sees real input events.
+pub async fn type_into(client: &Client, css: &str, text: &str) -> Outcome {
+    let el = eventually(&format!("{css} to appear"), || async {
+        client.find(Locator::Css(css)).await.ok()
+    })
+    .await?;
+    // Control+A selects what is there (the null key releases Control), Backspace deletes it.
+    el.send_keys("\u{E009}a\u{E000}\u{E003}").await?;
+    el.send_keys(text).await?;
+    Ok(())
+}
+
 /// Waits until a script returns `expected`.
 pub async fn wait_js(
     client: &Client,

@@ -5,8 +5,8 @@
 use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use xo_tests::{
-    Driver, Outcome, Server, attr_of, eventually, js, run_session, save_screenshot, text_of,
-    wait_for_app, wait_js, wait_text,
+    Driver, Outcome, Server, attr_of, click, eventually, js, run_session, save_screenshot, text_of,
+    type_into, wait_for_app, wait_js, wait_text,
 };
 
 const PHONE: (u32, u32) = (360, 640);
@@ -320,6 +320,23 @@ async fn guests_create_only_bot_and_local_rooms_with_spec_defaults() {
     .await;
 }
 
+/// What of the kiosk home lies outside an 800 × 480 screen: the page's vertical overflow in
+/// pixels and the ids of controls whose box is not wholly on screen.
+const KIOSK_FIT: &str = "
+    const out = [...document.querySelectorAll('.kiosk-choice, .kiosk-play fieldset, .kiosk-play .field, .kiosk-play button[type=submit]')]
+        .filter(e => { const r = e.getBoundingClientRect(); return r.top < 0 || r.bottom > window.innerHeight + 0.5; })
+        .map(e => e.id || e.className);
+    return [document.scrollingElement.scrollHeight - window.innerHeight, out];";
+
+async fn assert_kiosk_fits(c: &Client, what: &str) -> Outcome {
+    let fit = js(c, KIOSK_FIT).await?;
+    assert!(
+        fit[0].as_f64().unwrap_or(1.0) <= 0.0 && fit[1] == serde_json::json!([]),
+        "{what}: the kiosk home must fit 800×480 without scrolling: {fit}"
+    );
+    Ok(())
+}
+
 #[tokio::test]
 #[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
 async fn kiosk_home_has_the_qr_code_and_both_play_choices_without_sign_in() {
@@ -341,32 +358,49 @@ async fn kiosk_home_has_the_qr_code_and_both_play_choices_without_sign_in() {
         assert_eq!(address, base);
         let nav = text_of(&c, ".navbar").await.unwrap_or_default();
         assert!(!nav.contains("Sign in"), "no sign-in on the kiosk: {nav}");
-        // Large touch targets (U7): at least 64 px.
-        let h = js(
-            &c,
-            "return document.querySelector('#play-bot').getBoundingClientRect().height;",
-        )
-        .await?;
-        assert!(h.as_f64().unwrap_or(0.0) >= 64.0, "{h}");
-        c.find(Locator::Css("#play-friend")).await?.click().await?;
-        eventually("the friend form", || async {
-            c.find(Locator::Css("#friend-name1")).await.ok()
-        })
-        .await?;
-        c.find(Locator::Css("#friend-name1"))
-            .await?
-            .send_keys("Omar")
-            .await?;
-        c.find(Locator::Css("#friend-name2"))
-            .await?
-            .send_keys("omar")
-            .await?;
-        eventually("the clash message", || async {
-            let t = text_of(&c, "#friend-errors").await?;
-            t.contains("The two names must differ").then_some(())
-        })
-        .await?;
+        assert!(
+            c.find(Locator::Css(".home-link")).await.is_err(),
+            "no link home on the home screen itself"
+        );
+        // Large touch targets (U7): at least 64 px for the two choices, 52 px for settings.
+        for css in ["#play-friend", "#play-bot"] {
+            let h = js(&c, &format!("return document.querySelector('{css}').getBoundingClientRect().height;")).await?;
+            assert!(h.as_f64().unwrap_or(0.0) >= 64.0, "{css}: {h}");
+        }
+        let small = js(&c, "return [...document.querySelectorAll('.kiosk-play .option, .kiosk-play input[type=text], #bot-submit')].filter(e => e.getBoundingClientRect().height < 52).length;").await?;
+        assert_eq!(small, 0, "settings are at least 52 px tall");
+        // The bot is open by default with SPEC's defaults: XO, 50 %, the human as X.
+        assert_eq!(js(&c, "return document.querySelector('#bot-difficulty').value;").await?, "50");
+        assert_eq!(js(&c, "return document.querySelector('#bot-side-0').checked;").await?, true);
+        assert_kiosk_fits(&c, "bot, XO").await?;
+        // Infinite XO adds the time row; everything still fits.
+        click(&c, "label[for='bot-game-1']").await?;
+        wait_js(&c, "return document.querySelector('#bot-time') !== null;", serde_json::json!(true)).await?;
+        assert_kiosk_fits(&c, "bot, Infinite XO").await?;
         save_screenshot(&c, "kiosk-home").await;
+        // A friend game needs no keyboard: the names start filled and distinct.
+        click(&c, "#play-friend").await?;
+        wait_js(&c, "return document.querySelector('#friend-name1')?.value;", serde_json::json!("Player 1")).await?;
+        assert_eq!(attr_of(&c, "#play-friend", "aria-expanded").await.as_deref(), Some("true"));
+        assert_eq!(
+            js(&c, "return document.querySelector('#friend-name2').value;").await?,
+            "Player 2"
+        );
+        assert_kiosk_fits(&c, "friend").await?;
+        // Names that clash ignoring case and spaces are refused at once (M2.1).
+        type_into(&c, "#friend-name2", " player 1 ").await?;
+        wait_text(&c, "#friend-errors", "The two names must differ").await?;
+        assert_eq!(attr_of(&c, "#friend-name2", "aria-invalid").await.as_deref(), Some("true"));
+        // Arabic mirrors the rows (labels on the right) and still fits.
+        click(&c, "#play-bot").await?;
+        click(&c, "#lang-ar").await?;
+        wait_js(&c, "return document.documentElement.dir;", serde_json::json!("rtl")).await?;
+        assert_kiosk_fits(&c, "Arabic").await?;
+        let (legend_x, _) = rect(&c, "#bot-game legend").await?;
+        let (options_x, _) = rect(&c, "#bot-game .segmented .option").await?;
+        assert!(legend_x > options_x, "the label sits right of its options in Arabic");
+        save_screenshot(&c, "kiosk-home-arabic").await;
+        click(&c, "#lang-en").await?;
         Ok(())
     })
     .await;
@@ -378,7 +412,7 @@ async fn layouts_fit_phone_and_kiosk_screens_without_sideways_scrolling() {
     let server = Server::start(120).await;
     let driver = Driver::start().await;
     for (name, size, path) in [
-        ("phone-lobby", PHONE, "/"),
+        ("phone-lobby-empty", PHONE, "/"),
         ("phone-rules", PHONE, "/rules"),
         ("kiosk-800", KIOSK, "/kiosk"),
         ("kiosk-1280", DESKTOP, "/kiosk"),

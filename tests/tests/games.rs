@@ -6,8 +6,8 @@
 use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use xo_tests::{
-    Driver, Outcome, Server, attr_of, eventually, js, run_session, run_sessions, save_screenshot,
-    text_of, wait_for_app, wait_js, wait_text,
+    Driver, Outcome, Server, attr_of, click, eventually, js, run_session, run_sessions,
+    save_screenshot, text_of, type_into, wait_for_app, wait_js, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
@@ -25,25 +25,6 @@ async fn open(client: &Client, url: &str) -> Outcome {
             .then_some(())
     })
     .await?;
-    Ok(())
-}
-
-async fn click(client: &Client, css: &str) -> Outcome {
-    let el = eventually(&format!("{css} to appear"), || async {
-        client.find(Locator::Css(css)).await.ok()
-    })
-    .await?;
-    el.click().await?;
-    Ok(())
-}
-
-async fn type_into(client: &Client, css: &str, text: &str) -> Outcome {
-    // The field may appear with the render that follows a click.
-    let el = eventually(&format!("{css} to appear"), || async {
-        client.find(Locator::Css(css)).await.ok()
-    })
-    .await?;
-    el.send_keys(text).await?;
     Ok(())
 }
 
@@ -324,8 +305,18 @@ async fn two_players_play_a_rated_passcode_game_watched_by_a_spectator() {
         .await?;
         assert!(passcode.contains("4321"), "{passcode}");
         let room_path = js(host, "return location.pathname;").await?;
+        let room_id = room_path.as_str().unwrap_or_default().trim_start_matches("/room/").to_owned();
+        // Meanwhile a local game runs on the kiosk, so the phone lobby lists both rooms.
+        start_local_game(spectator, &base).await?;
+        play(spectator, 4, 1).await?;
+        eventually("both rooms in the phone lobby", || async {
+            let n = js(guest, "return document.querySelectorAll('#room-list .room-row').length;").await.ok()?;
+            (n == 2).then_some(())
+        })
+        .await?;
+        save_screenshot(guest, "phone-lobby").await;
         // The guest finds it in the lobby and joins with the code; a wrong one is refused.
-        click(guest, "#room-list .room-link").await?;
+        click(guest, &format!("#room-list [data-room='{room_id}'] .room-link")).await?;
         eventually("the join form", || async {
             guest.find(Locator::Css("#join-passcode")).await.ok()
         })
@@ -378,6 +369,36 @@ async fn two_players_play_a_rated_passcode_game_watched_by_a_spectator() {
         })
         .await?;
         let (x, o) = if host_is_x { (host, guest) } else { (guest, host) };
+        let (x_name, o_name) = if host_is_x { ("hostess", "visitor") } else { ("visitor", "hostess") };
+        // E4, spectator form: either named player as winner, or Draw (the default).
+        let projections = "return [...document.querySelectorAll('#elo-panel .projections li')].map(l => l.textContent);";
+        let choices = js(spectator, "return [...document.querySelectorAll('#elo-panel button')].map(b => b.textContent);").await?;
+        assert_eq!(choices, serde_json::json!([format!("{x_name} wins"), "Draw", format!("{o_name} wins")]));
+        assert_eq!(
+            js(spectator, projections).await?,
+            serde_json::json!([format!("{x_name} 1200 → 1200"), format!("{o_name} 1200 → 1200")])
+        );
+        click(spectator, "#elo-panel button:nth-child(3)").await?;
+        wait_js(
+            spectator,
+            projections,
+            serde_json::json!([format!("{x_name} 1200 → 1184"), format!("{o_name} 1200 → 1216")]),
+        )
+        .await?;
+        // Player form: Win, Draw or Loss from their own side, Win first.
+        let choices = js(o, "return [...document.querySelectorAll('#elo-panel button')].map(b => b.textContent);").await?;
+        assert_eq!(choices, serde_json::json!(["Win", "Draw", "Loss"]));
+        assert_eq!(
+            js(o, projections).await?,
+            serde_json::json!([format!("{x_name} 1200 → 1184"), format!("{o_name} 1200 → 1216")])
+        );
+        click(o, "#elo-panel button:nth-child(3)").await?;
+        wait_js(
+            o,
+            projections,
+            serde_json::json!([format!("{x_name} 1200 → 1216"), format!("{o_name} 1200 → 1184")]),
+        )
+        .await?;
         play(x, 0, 1).await?;
         play(o, 3, 2).await?;
         play(x, 1, 3).await?;
@@ -734,6 +755,108 @@ async fn infinite_xo_glows_the_mark_that_vanishes_next_and_announces_it() {
             said.as_str()?.contains("X on top right; top left vanished").then_some(())
         })
         .await?;
+        Ok(())
+    })
+    .await;
+}
+
+/// Clicks an empty live-board cell once the reader may move, and waits until the cell holds a
+/// mark (in Infinite XO the number of marks stops growing at six).
+async fn place(client: &Client, cell: u8) -> Outcome {
+    let css = format!("#board [data-cell='{cell}']");
+    eventually(&format!("cell {cell} to be playable"), || async {
+        (attr_of(client, &css, "aria-disabled").await.as_deref() == Some("false")).then_some(())
+    })
+    .await?;
+    client.find(Locator::Css(&css)).await?.click().await?;
+    eventually(&format!("a mark on cell {cell}"), || async {
+        client
+            .find(Locator::Css(&format!("{css} .mark")))
+            .await
+            .ok()
+    })
+    .await?;
+    Ok(())
+}
+
+/// Opens the kiosk and starts a local Infinite XO game with `seconds` per move.
+async fn start_local_infinite(c: &Client, base: &str, seconds: u8) -> Outcome {
+    open(c, &format!("{base}/kiosk")).await?;
+    click(c, "#play-friend").await?;
+    click(c, "label[for='friend-game-1']").await?;
+    let i = [5u8, 10, 30]
+        .iter()
+        .position(|&s| s == seconds)
+        .unwrap_or(1);
+    click(c, &format!("label[for='friend-time-{i}']")).await?;
+    click(c, "#friend-submit").await?;
+    eventually("the board", || async {
+        c.find(Locator::Css("#board")).await.ok().map(|_| ())
+    })
+    .await?;
+    Ok(())
+}
+
+async fn announced(c: &Client) -> String {
+    js(c, "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;")
+        .await
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn infinite_xo_warns_before_a_threefold_repetition_and_plays_for_a_sleeping_player() {
+    let server = Server::start(120).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "repetition-clock", KIOSK, move |c| async move {
+        start_local_infinite(&c, &base, 30).await?;
+        // X holds 0, 1, 5 and O 2, 3, 7; each side then rotates its marks through a fourth
+        // cell, and eight plies later the position is back (engine's record tests).
+        const OPENING: [u8; 6] = [0, 2, 1, 3, 5, 7];
+        const CYCLE: [u8; 8] = [6, 8, 0, 2, 1, 3, 5, 7];
+        for cell in OPENING.into_iter().chain(CYCLE.into_iter().take(7)) {
+            place(&c, cell).await?;
+        }
+        assert!(
+            c.find(Locator::Css("#repetition-warning")).await.is_err(),
+            "no warning before the position comes back"
+        );
+        place(&c, CYCLE[7]).await?;
+        let warning = wait_text(&c, "#repetition-warning", "once more and it is a draw").await?;
+        assert!(warning.starts_with("Same position twice"), "{warning}");
+        eventually("the warning announced", || async {
+            announced(&c).await.contains("Same position twice").then_some(())
+        })
+        .await?;
+        let below = js(&c, "return document.querySelector('#board').getBoundingClientRect().bottom - window.innerHeight;").await?;
+        assert!(below.as_f64().unwrap_or(1.0) <= 0.0, "the board stays wholly on the 800×480 screen: {below}");
+        save_screenshot(&c, "repetition-warning").await;
+        for cell in CYCLE {
+            place(&c, cell).await?;
+        }
+        wait_text(&c, "#result", "Draw by repetition").await?;
+        assert!(c.find(Locator::Css("#repetition-warning")).await.is_err());
+
+        // M3.7: at zero the server plays a random empty cell for the player to move, says so,
+        // and the next player gets the full time.
+        start_local_infinite(&c, &base, 5).await?;
+        wait_text(&c, ".clock", " s").await?;
+        assert_eq!(marks(&c).await?, 0);
+        eventually("the automatic move", || async {
+            (marks(&c).await.ok()? == 1).then_some(())
+        })
+        .await?;
+        eventually("the automatic move announced", || async {
+            announced(&c).await.contains("Time ran out.").then_some(())
+        })
+        .await?;
+        wait_text(&c, "#rail-text", "(O) to move").await?;
+        let clock = text_of(&c, ".clock").await.unwrap_or_default();
+        let left: u32 = clock.trim_end_matches(" s").trim().parse().unwrap_or(0);
+        assert!((3..=5).contains(&left), "O gets the full 5 s again: {clock}");
         Ok(())
     })
     .await;

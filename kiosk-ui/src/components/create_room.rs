@@ -21,6 +21,10 @@ pub struct CreateRoomProps {
     /// The submit button's text.
     #[prop_or_default]
     pub submit: Option<AttrValue>,
+    /// The kiosk's form: one row per setting, short labels, and local players start with
+    /// distinct names (the kiosk may have no keyboard; they stay editable).
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 /// A labelled group of radio buttons.
@@ -65,10 +69,16 @@ pub fn CreateRoomBox(props: &CreateRoomProps) -> Html {
     let lang = ctx.lang();
     let signed_in = ctx.state.signed_in() && !ctx.state.route.is_kiosk();
     let fixed = props.fixed;
+    let compact = props.compact;
     let form = use_state(|| {
         let mut f = CreateForm::new(signed_in);
         if let Some(o) = fixed {
             f = f.apply(FormAction::Opponent(o));
+        }
+        if compact {
+            f = f
+                .apply(FormAction::Name(0, ctx.t(T::DefaultName1).to_owned()))
+                .apply(FormAction::Name(1, ctx.t(T::DefaultName2).to_owned()));
         }
         f
     });
@@ -158,7 +168,8 @@ pub fn CreateRoomBox(props: &CreateRoomProps) -> Html {
                     <output for={format!("{prefix}-difficulty")}>{ pct }</output>
                 </div>
                 { choice(&prefix, "side", ctx.t(T::FieldSide),
-                    vec![(Mark::X, ctx.t(T::SideXFirst).to_owned()), (Mark::O, ctx.t(T::SideOSecond).to_owned())],
+                    vec![(Mark::X, ctx.t(if compact { T::SideXShort } else { T::SideXFirst }).to_owned()),
+                         (Mark::O, ctx.t(if compact { T::SideOShort } else { T::SideOSecond }).to_owned())],
                     view.side, act(&form, FormAction::Side)) }
             </>
         }
@@ -186,11 +197,18 @@ pub fn CreateRoomBox(props: &CreateRoomProps) -> Html {
                 </div>
             }
         };
+        let (first, second) = if compact {
+            (T::FieldName1Short, T::FieldName2Short)
+        } else {
+            (T::FieldName1, T::FieldName2)
+        };
         html! {
             <>
-                { name_input(0, T::FieldName1) }
-                { name_input(1, T::FieldName2) }
-                <p class="note">{ ctx.t(T::NamesRandom) }</p>
+                { name_input(0, first) }
+                { name_input(1, second) }
+                if !compact {
+                    <p class="note">{ ctx.t(T::NamesRandom) }</p>
+                }
             </>
         }
     } else {
@@ -200,7 +218,11 @@ pub fn CreateRoomBox(props: &CreateRoomProps) -> Html {
         choice(
             &prefix,
             "time",
-            ctx.t(T::FieldTime),
+            ctx.t(if compact {
+                T::FieldTimeShort
+            } else {
+                T::FieldTime
+            }),
             TIMES
                 .iter()
                 .map(|&t| (t, lang.f(T::Seconds, &[&t.to_string()])))
@@ -247,7 +269,7 @@ pub fn CreateRoomBox(props: &CreateRoomProps) -> Html {
         .unwrap_or_else(|| ctx.t(T::CreateRoomButton).into());
 
     html! {
-        <form class="create" id={format!("{prefix}-form")} {onsubmit} novalidate=true>
+        <form class={classes!("create", compact.then_some("compact"))} id={format!("{prefix}-form")} {onsubmit} novalidate=true>
             { games }
             { opponents }
             { difficulty }

@@ -39,13 +39,14 @@ pub fn Kiosk() -> Html {
             <Navbar />
             <main id="main" class="kiosk-home">
                 <section class="kiosk-play">
-                    { button(Open::Friend, T::PlayFriend, "play-friend") }
+                    <div class="kiosk-choices">
+                        { button(Open::Friend, T::PlayFriend, "play-friend") }
+                        { button(Open::Bot, T::PlayBot, "play-bot") }
+                    </div>
                     if *open == Open::Friend {
-                        <CreateRoomBox prefix="friend" fixed={Some(Opponent::Local)} submit={AttrValue::from(ctx.t(T::StartGame))} />
-                    }
-                    { button(Open::Bot, T::PlayBot, "play-bot") }
-                    if *open == Open::Bot {
-                        <CreateRoomBox prefix="bot" fixed={Some(Opponent::Bot)} submit={AttrValue::from(ctx.t(T::StartGame))} />
+                        <CreateRoomBox key="friend" prefix="friend" fixed={Some(Opponent::Local)} compact={true} submit={AttrValue::from(ctx.t(T::StartGame))} />
+                    } else {
+                        <CreateRoomBox key="bot" prefix="bot" fixed={Some(Opponent::Bot)} compact={true} submit={AttrValue::from(ctx.t(T::StartGame))} />
                     }
                 </section>
                 <section class="kiosk-side">

@@ -26,6 +26,8 @@ pub fn Navbar(props: &NavbarProps) -> Html {
     let route = &ctx.state.route;
     let kiosk = route.is_kiosk();
     let home = route.home();
+    // On the home screen itself a link back to it would only confuse.
+    let at_home = *route == home;
     let home_label = if kiosk { T::NavHome } else { T::NavLobby };
     let account_link = if kiosk {
         // U7: no sign-in on the kiosk.
@@ -45,10 +47,12 @@ pub fn Navbar(props: &NavbarProps) -> Html {
     html! {
         <header class="navbar">
             <nav class="nav-start" aria-label={ctx.t(T::NavMain)}>
-                <Link to={home} class="nav-link home-link">
-                    <span aria-hidden="true" class="back-arrow">{ "◀" }</span>
-                    { ctx.t(home_label) }
-                </Link>
+                if !at_home {
+                    <Link to={home} class="nav-link home-link">
+                        <span aria-hidden="true" class="back-arrow">{ "◀" }</span>
+                        { ctx.t(home_label) }
+                    </Link>
+                }
                 if !kiosk {
                     <Link to={Route::Leaderboard(engine::Game::Xo)} class="nav-link wide-only">
                         { ctx.t(T::NavLeaderboard) }

@@ -44,7 +44,7 @@ pub fn PlayerCard(props: &PlayerCardProps) -> Html {
     html! {
         <section class={classes!("card", props.to_move.then_some("to-move"))} id={format!("seat-{}", props.index)}>
             <p class="card-name">
-                <span class="name">{ name }</span>
+                <span class="name" title={name.clone()}>{ name }</span>
                 if props.is_you { <span class="tag">{ format!(" ({})", ctx.t(T::You)) }</span> }
                 if let Some(m) = seat.mark {
                     <span class="card-mark" aria-label={mark(m)}>{ mark_svg(m) }</span>
