@@ -142,11 +142,11 @@ impl Player {
     }
 }
 
-/// A game slot: a host and a guest playing room after room.
+/// A game slot: two players playing room after room, hosting in turn (a host may keep only so
+/// many rooms open, finished ones included until they close).
 #[derive(Debug)]
 pub struct Slot {
     pub index: usize,
-    /// `[host, guest]`.
     pub players: [Player; 2],
     /// The slot's current room, for its spectators.
     pub room: watch::Sender<Option<String>>,
@@ -190,7 +190,7 @@ pub async fn run_slot(
             return;
         }
         let game = games.pick(slot.index, round);
-        match play_one(&mut slot, game, &stats, &mut rng).await {
+        match play_one(&mut slot, round % 2, game, &stats, &mut rng).await {
             Ok(()) => stats.game_completed(),
             Err(e) => {
                 stats.error(category(&e));
@@ -209,13 +209,16 @@ pub async fn run_slot(
     }
 }
 
+/// One room from creation to both players' exit; `host` (0 or 1) is the player who creates it.
 async fn play_one<R: rand::Rng>(
     slot: &mut Slot,
+    host: usize,
     game: Game,
     stats: &Stats,
     rng: &mut R,
 ) -> Result<(), ClientError> {
-    let [host, guest] = &mut slot.players;
+    let host_index = host;
+    let (host, guest) = pair(&mut slot.players, host_index);
     let (id, _) = host
         .send(|id| ClientMsg::CreateRoom {
             id,
@@ -246,7 +249,11 @@ async fn play_one<R: rand::Rng>(
     let (id, _) = host.send(|id| ClientMsg::Start { id }).await?;
     let (started, _) = host.reply(stats, id).await?;
     // X moves first; the host learns its mark from the start's answer.
-    let mut mover = usize::from(!started.you.to_move);
+    let mut mover = if started.you.to_move {
+        host_index
+    } else {
+        1 - host_index
+    };
     slot.players[mover]
         .until(stats, |r| r.phase == Phase::Playing && r.you.to_move)
         .await?;
