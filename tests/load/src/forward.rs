@@ -1,15 +1,16 @@
 //! The comparison: a plain tokio-tungstenite forwarder that pairs connections two per match (by
 //! request path) and forwards each message to the partner, and the xo-load side that drives it
-//! with the pattern of a game: two clients per match taking turns, each sending exactly the
-//! frame of a real move intent (`{"move":{"id":N,"cell":C}}`, or its postcard encoding), paced
-//! like the server's clients, each move counted when the partner has received it.
+//! with the message pattern of the server's game slots (see [`run_pair`]), paced like the
+//! server's clients, each move counted when the partner has received it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use engine::{Game, GameRecord};
 use futures_util::{SinkExt, StreamExt};
-use protocol::{ClientMsg, Frame, Framing};
+use protocol::{ClientMsg, CreateRoom, Frame, Framing, JoiningRequest, OpponentRequest};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 use tokio::net::{TcpListener, TcpStream};
@@ -20,6 +21,7 @@ use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+use crate::game::{Games, INFINITE_MOVE_S, MAX_MOVES_PER_GAME};
 use crate::pace::Pacer;
 use crate::stats::Stats;
 
@@ -129,50 +131,128 @@ pub async fn connect_pair(base: &str, index: usize) -> Result<[Ws; 2], String> {
     pair.try_into().map_err(|_| "two connections".to_owned())
 }
 
-/// Plays moves back and forth between the two connections of one match until aborted.
+/// Plays the message pattern of the server's game slots over one match until `budget` (games
+/// left to start) is used up or the task is aborted: room after room, hosting in turn, the
+/// host's `create_room`, the guest's `join` and `ready`, the host's `start`, then uniformly
+/// random legal moves of the same game (the `engine` crate plays the rules, so games last as
+/// long as on the server) until it ends, then both `exit`. Every frame is the real intent and
+/// is counted as delivered when the partner has received it.
+#[allow(clippy::too_many_arguments)] // One call site, which names each.
 pub async fn run_pair(
     pair: [Ws; 2],
+    index: usize,
+    which: Games,
     framing: Framing,
     rate: u32,
     stats: Arc<Stats>,
+    budget: Arc<AtomicU64>,
     mut rng: SmallRng,
 ) {
-    let mut players = pair;
-    let mut pacers = [Pacer::new(rate), Pacer::new(rate)];
-    let mut next_id = [1u32, 1u32];
-    // Bounded: the run aborts this task when its window closes.
-    for ply in 0..u64::MAX {
-        let mover = usize::from(ply % 2 == 1);
-        let other = 1 - mover;
-        pacers[mover].take().await;
-        next_id[mover] += 1;
-        let msg = ClientMsg::Move {
-            id: Some(next_id[mover]),
-            cell: rng.random_range(0..9),
-        };
-        let message = match msg.encode(framing) {
+    let mut match_ = Match {
+        players: pair,
+        pacers: [Pacer::new(rate), Pacer::new(rate)],
+        next_id: [1, 1],
+        framing,
+    };
+    for round in 0..usize::MAX {
+        let taken = budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            left.checked_sub(1)
+        });
+        if taken.is_err() {
+            return;
+        }
+        let game = which.pick(index, round);
+        if let Err(e) = match_.play(round % 2, game, &stats, &mut rng).await {
+            stats.error(e);
+            return;
+        }
+        stats.game_completed();
+    }
+}
+
+struct Match {
+    players: [Ws; 2],
+    pacers: [Pacer; 2],
+    next_id: [u32; 2],
+    framing: Framing,
+}
+
+impl Match {
+    async fn play(
+        &mut self,
+        host: usize,
+        game: Game,
+        stats: &Stats,
+        rng: &mut SmallRng,
+    ) -> Result<(), &'static str> {
+        let guest = 1 - host;
+        self.relay(host, |id| ClientMsg::CreateRoom {
+            id,
+            room: CreateRoom {
+                game,
+                opponent: OpponentRequest::Player {
+                    joining: JoiningRequest::Open,
+                },
+                time_per_move_s: (game == Game::Infinite).then_some(INFINITE_MOVE_S),
+            },
+        })
+        .await?;
+        // A room id has six characters, like the server's.
+        self.relay(guest, |id| ClientMsg::Join {
+            id,
+            room: "zd8yup".into(),
+            passcode: None,
+        })
+        .await?;
+        self.relay(guest, |id| ClientMsg::Ready { id, ready: true })
+            .await?;
+        self.relay(host, |id| ClientMsg::Start { id }).await?;
+        let mut record = GameRecord::new(game);
+        let mut mover = if rng.random() { host } else { guest };
+        for _ in 0..MAX_MOVES_PER_GAME {
+            let legal: Vec<_> = record.position().legal_moves().collect();
+            let Some(&cell) = legal.get(rng.random_range(0..legal.len().max(1))) else {
+                break;
+            };
+            let delivered = self.relay(mover, |id| ClientMsg::Move { id, cell }).await?;
+            stats.moved(None, delivered);
+            if record.play(cell).is_err() || record.end().is_some() {
+                break;
+            }
+            mover = 1 - mover;
+        }
+        self.relay(host, |id| ClientMsg::Exit { id }).await?;
+        self.relay(guest, |id| ClientMsg::Exit { id }).await?;
+        Ok(())
+    }
+
+    /// `from` sends the intent (within its pace); returns how long until the partner had it.
+    async fn relay(
+        &mut self,
+        from: usize,
+        make: impl FnOnce(Option<u32>) -> ClientMsg,
+    ) -> Result<Duration, &'static str> {
+        self.pacers[from].take().await;
+        self.next_id[from] += 1;
+        let message = match make(Some(self.next_id[from])).encode(self.framing) {
             Frame::Text(text) => Message::text(text),
             Frame::Binary(bytes) => Message::binary(bytes),
         };
         let sent = Instant::now();
-        if players[mover].send(message).await.is_err() {
-            stats.error("closed");
-            return;
-        }
-        let received = loop {
-            match tokio::time::timeout(xo_client::REPLY_TIMEOUT, players[other].next()).await {
-                Err(_) => {
-                    stats.error("timeout");
-                    return;
-                }
-                Ok(None | Some(Err(_))) => {
-                    stats.error("closed");
-                    return;
-                }
-                Ok(Some(Ok(Message::Text(_) | Message::Binary(_)))) => break Instant::now(),
+        self.players[from]
+            .send(message)
+            .await
+            .map_err(|_| "closed")?;
+        // Bounded: a partner that only sent control frames for 30 s is a timeout.
+        loop {
+            match tokio::time::timeout(xo_client::REPLY_TIMEOUT, self.players[1 - from].next())
+                .await
+            {
+                Err(_) => return Err("timeout"),
+                Ok(None | Some(Err(_))) => return Err("closed"),
+                Ok(Some(Ok(Message::Text(_) | Message::Binary(_)))) => return Ok(sent.elapsed()),
                 Ok(Some(Ok(_))) => {}
             }
-        };
-        stats.moved(None, received - sent);
+        }
     }
 }

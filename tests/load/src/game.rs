@@ -20,11 +20,11 @@ use crate::stats::Stats;
 
 /// A game longer than this (Infinite XO can run long before a line or a threefold
 /// repetition) is resigned.
-const MAX_MOVES_PER_GAME: usize = 400;
+pub const MAX_MOVES_PER_GAME: usize = 400;
 /// Messages read while waiting for one answer before giving up.
 const MAX_MESSAGES_PER_WAIT: usize = 10_000;
 /// Infinite XO's time per move in the load rooms (the longest allowed; XO has a fixed 120 s).
-const INFINITE_MOVE_S: u8 = 30;
+pub const INFINITE_MOVE_S: u8 = 30;
 
 /// The error category of a client error, for the report.
 pub fn category(e: &ClientError) -> String {
@@ -162,7 +162,7 @@ pub enum Games {
 }
 
 impl Games {
-    fn pick(self, slot: usize, round: usize) -> Game {
+    pub fn pick(self, slot: usize, round: usize) -> Game {
         match self {
             Games::Infinite => Game::Infinite,
             Games::Xo => Game::Xo,

@@ -366,9 +366,12 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
                 let rng = SmallRng::seed_from_u64(options.seed.wrapping_add(index as u64));
                 game_tasks.spawn(forward::run_pair(
                     pair,
+                    index,
+                    options.which,
                     options.framing,
                     rate,
                     stats.clone(),
+                    budget.clone(),
                     rng,
                 ));
             }
