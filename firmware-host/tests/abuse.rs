@@ -36,7 +36,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 /// measured figures are printed).
 const ANSWER_BOUND: Duration = Duration::from_secs(2);
 /// Resident memory of the server, at its peak.
-const RSS_BOUND_KIB: u64 = 256 * 1024;
+const RSS_BOUND_KIB: u64 = 128 * 1024;
 /// The server's handshake timeout in this test (`XO_HANDSHAKE_TIMEOUT`).
 const HANDSHAKE_S: u64 = 2;
 /// The server's send timeout for readers that do not read (rooms' `HubConfig::send_timeout`).
@@ -547,6 +547,50 @@ async fn slow_readers(addr: SocketAddr, block: u8, n: usize) -> usize {
     closed
 }
 
+/// One guest opening rooms without end (each new one leaves the last): every creation is
+/// answered, and the guest's old rooms that nobody views close, so that the guest never holds
+/// more than about 20 at once (every room holds memory until it closes).
+async fn room_flood(addr: SocketAddr, block: u8) {
+    let mut ws = ws_from(ip(20, block), addr, None, None)
+        .await
+        .expect("connect");
+    send_json(&mut ws, hello()).await;
+    let mut mine = Vec::new();
+    for id in 1..=60u32 {
+        send_json(
+            &mut ws,
+            json!({"create_room": {"id": id, "room": {"game": "xo", "opponent": {"local": {"names": ["A", "B"]}}}}}),
+        )
+        .await;
+        let v = loop {
+            let v = next_json(&mut ws, Duration::from_secs(10))
+                .await
+                .expect("answer");
+            if v["room"]["id"] == id || v["error"]["id"] == id {
+                break v;
+            }
+        };
+        assert!(error_code(&v).is_none(), "room {id}: {v}");
+        mine.push(
+            v["room"]["room"]["id"]
+                .as_str()
+                .expect("room id")
+                .to_owned(),
+        );
+        // Within the message rate.
+        tokio::time::sleep(Duration::from_millis(55)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let lobby = request(addr, "GET", "/api/rooms", &[], None).await.json();
+    let open = lobby
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter(|r| mine.iter().any(|m| r["id"] == m.as_str()))
+        .count();
+    assert!(open <= 21, "{open} of the guest's 60 rooms are still open");
+}
+
 /// Wrong passwords: five `bad_credentials`, then `too_many_attempts` with Retry-After, for
 /// that address (and that name) only.
 async fn wrong_passwords(addr: SocketAddr, block: u8) {
@@ -757,7 +801,7 @@ async fn run(scale: usize) {
         let rounds = blocks.iter().map(|&block| {
             let cookies = cookies.clone();
             async move {
-                let (h, s, sl, (), (), (), ()) = tokio::join!(
+                let (h, s, sl, (), (), (), (), ()) = tokio::join!(
                     async {
                         if phase("half_open") {
                             half_open_tcp(addr, block, 4, 300).await
@@ -792,6 +836,11 @@ async fn run(scale: usize) {
                     async {
                         if phase("passwords") {
                             wrong_passwords(addr, block).await;
+                        }
+                    },
+                    async {
+                        if phase("rooms") {
+                            room_flood(addr, block).await;
                         }
                     },
                     async {

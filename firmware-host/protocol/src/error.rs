@@ -89,7 +89,7 @@ pub enum ErrorCode {
     // Server.
     /// Storing failed; the room is unchanged and the intent may be retried.
     Storage,
-    /// The server is shutting down or overloaded.
+    /// The server is shutting down, or has too many open rooms (of this creator, or in all).
     Unavailable,
     // Rooms (added after the first release: variants are only ever appended, so postcard
     // indices stay stable).

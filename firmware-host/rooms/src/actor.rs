@@ -40,6 +40,9 @@ pub(crate) enum RoomMsg {
     Vacate { user: UserId, to: RoomId },
     /// Save and stop; answer when saved.
     Shutdown { done: oneshot::Sender<()> },
+    /// Its creator has many rooms open: close now if nobody views it and it is not an online
+    /// game waiting or in progress (as the idle timeout would later).
+    CloseIfIdle,
 }
 
 /// A room task's address.
@@ -73,7 +76,9 @@ pub(crate) fn spawn(room: Room, initial: Vec<Effect>, shared: Arc<Shared>) -> Ro
         id: room.id().to_owned(),
         tx,
     };
-    shared.lobby.insert(handle.clone(), room.summary());
+    shared
+        .lobby
+        .insert(handle.clone(), room.summary(), room.host().clone());
     let id = handle.id.clone();
     let room_task = tokio::spawn(run(room, initial, rx, shared.clone()));
     // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
@@ -148,7 +153,10 @@ struct PasscodeThrottle {
 
 impl PasscodeThrottle {
     fn forget_old(times: &mut VecDeque<u64>, now_ms: u64, window_ms: u64) {
-        while times.front().is_some_and(|&t| now_ms.saturating_sub(t) >= window_ms) {
+        while times
+            .front()
+            .is_some_and(|&t| now_ms.saturating_sub(t) >= window_ms)
+        {
             times.pop_front();
         }
     }
@@ -176,8 +184,10 @@ impl PasscodeThrottle {
         // window are forgotten when the map grows.
         if self.per_user.len() > 1000 {
             let window_ms = u64::try_from(config.passcode_window.as_millis()).unwrap_or(u64::MAX);
-            self.per_user
-                .retain(|_, t| t.back().is_some_and(|&t| now_ms.saturating_sub(t) < window_ms));
+            self.per_user.retain(|_, t| {
+                t.back()
+                    .is_some_and(|&t| now_ms.saturating_sub(t) < window_ms)
+            });
         }
         let times = self.per_user.entry(user).or_default();
         times.push_back(now_ms);
@@ -241,6 +251,13 @@ async fn run(
                     RoomMsg::Shutdown { done } => {
                         shutdown_done = Some(done);
                         break;
+                    }
+                    RoomMsg::CloseIfIdle => {
+                        let online_open = actor.room.settings().is_online()
+                            && actor.room.phase() != Phase::Finished;
+                        if actor.room.is_empty() && !online_open {
+                            actor.carry_out(vec![Effect::Close(CloseReason::Idle)], None).await;
+                        }
                     }
                 }
                 // The idle countdown starts when the last viewer leaves.

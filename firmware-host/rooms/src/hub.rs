@@ -52,6 +52,15 @@ pub struct HubConfig {
     /// Wrong passcodes all players together may try in one room within the window.
     pub passcode_attempts_per_room: usize,
     pub passcode_window: Duration,
+    /// Rooms one player (or guest id) may have open before creating another closes their
+    /// oldest rooms that nobody views (bot and local games, finished games), as the idle
+    /// timeout would later.
+    pub rooms_per_host_soft: usize,
+    /// Rooms one player (or guest id) may have open at once, finished ones included until
+    /// they close; creating another is refused with `unavailable`.
+    pub max_rooms_per_host: usize,
+    /// Rooms open at once on the whole server (each holds memory until it closes).
+    pub max_rooms: usize,
 }
 
 impl Default for HubConfig {
@@ -68,6 +77,9 @@ impl Default for HubConfig {
             passcode_attempts: 5,
             passcode_attempts_per_room: 50,
             passcode_window: Duration::from_secs(5 * 60),
+            rooms_per_host_soft: 20,
+            max_rooms_per_host: 50,
+            max_rooms: 2000,
         }
     }
 }
@@ -148,6 +160,35 @@ impl Shared {
             ));
         }
         let settings = Settings::from_request(req, member.user().is_some())?;
+        // Every room holds memory until it closes (up to 30 minutes after its last viewer).
+        let (open, hosted) = self.lobby.count(&member.key);
+        if open >= self.config.max_rooms {
+            tracing::warn!(open, "room refused: the server has its most open rooms");
+            return Err(Refusal::new(
+                ErrorCode::Unavailable,
+                "the server has too many open rooms; try again later",
+            ));
+        }
+        if hosted >= self.config.rooms_per_host_soft {
+            // Keep a kiosk that plays game after game well under the hard limit: its old
+            // rooms nobody views close now rather than after the idle time.
+            let excess = hosted + 1 - self.config.rooms_per_host_soft;
+            for room in self.lobby.hosted(&member.key).into_iter().take(excess) {
+                // A full queue or a closed room: nothing to do.
+                room.try_send(RoomMsg::CloseIfIdle);
+            }
+        }
+        if hosted >= self.config.max_rooms_per_host {
+            tracing::warn!(
+                conn = member.conn,
+                hosted,
+                "room refused: too many open rooms of one host"
+            );
+            return Err(Refusal::new(
+                ErrorCode::Unavailable,
+                format!("you have {hosted} rooms open; leave one (exit) before creating another"),
+            ));
+        }
         let mut rng = StdRng::from_rng(&mut rand::rng());
         let id = loop {
             let id = room_id(&mut rng);

@@ -10,10 +10,13 @@ use protocol::{Phase, RoomId, RoomSummary};
 use tokio::sync::watch;
 
 use crate::actor::RoomHandle;
+use crate::room::PlayerKey;
 
 struct Entry {
     handle: RoomHandle,
     summary: RoomSummary,
+    /// Who created it, for the per-host room limit.
+    host: PlayerKey,
     /// Creation order, for a stable list.
     seq: u64,
 }
@@ -54,7 +57,22 @@ impl Lobby {
         self.lock().by_id.contains_key(id)
     }
 
-    pub(crate) fn insert(&self, handle: RoomHandle, summary: RoomSummary) {
+    /// Rooms open in all, and those of them `host` created.
+    pub(crate) fn count(&self, host: &PlayerKey) -> (usize, usize) {
+        let rooms = self.lock();
+        let hosted = rooms.by_id.values().filter(|e| e.host == *host).count();
+        (rooms.by_id.len(), hosted)
+    }
+
+    /// The rooms `host` created, oldest first.
+    pub(crate) fn hosted(&self, host: &PlayerKey) -> Vec<RoomHandle> {
+        let rooms = self.lock();
+        let mut mine: Vec<&Entry> = rooms.by_id.values().filter(|e| e.host == *host).collect();
+        mine.sort_by_key(|e| e.seq);
+        mine.into_iter().map(|e| e.handle.clone()).collect()
+    }
+
+    pub(crate) fn insert(&self, handle: RoomHandle, summary: RoomSummary, host: PlayerKey) {
         {
             let mut rooms = self.lock();
             let seq = rooms.next_seq;
@@ -64,6 +82,7 @@ impl Lobby {
                 Entry {
                     handle,
                     summary,
+                    host,
                     seq,
                 },
             );
