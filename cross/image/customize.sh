@@ -30,7 +30,7 @@ chroot "$root" useradd --system --no-create-home --home-dir /run/xo-browser \
   --shell /usr/sbin/nologin --groups video,render,input,audio kiosk
 
 chroot "$root" systemctl enable systemd-networkd systemd-resolved systemd-timesyncd \
-  avahi-daemon xo-settings firmware-host xo-kiosk-browser
+  avahi-daemon seatd xo-settings firmware-host xo-kiosk-browser
 # Wi-Fi starts only when the settings name a network (xo-settings starts it); the generic
 # D-Bus wpa_supplicant is not used. Maintenance timers are pointless on a read-only root.
 for unit in getty@tty1.service wpa_supplicant.service e2scrub_reap.service e2scrub_all.timer \
