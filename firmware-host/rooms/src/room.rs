@@ -1104,6 +1104,22 @@ impl Room {
         if !(self.seats[0].ready && self.seats[1].ready) {
             return refuse(ErrorCode::NotReady, "both players must be ready");
         }
+        // M3.4: a player who has just taken a seat in another room still shows here until that
+        // room's message reopens this seat; the game must not start with them. Checked and
+        // marked active in one step of the seat book, so no move can slip in between.
+        if let Err(gone) = ctx.seats.activate(&self.id, &self.seated_users()) {
+            return if PlayerKey::User(gone) == self.host {
+                refuse(
+                    ErrorCode::AlreadySeated,
+                    "you have taken a seat in another room",
+                )
+            } else {
+                refuse(
+                    ErrorCode::SeatEmpty,
+                    "the other player has taken a seat in another room",
+                )
+            };
+        }
         // M3.6: X and O at random; X moves first.
         let host_mark = if ctx.rng.random_bool(0.5) {
             Mark::X
@@ -1115,7 +1131,6 @@ impl Room {
         self.phase = Phase::Playing;
         self.requests.clear();
         self.started_at_ms = ctx.wall_ms;
-        ctx.seats.set_active(&self.id, true);
         self.restart_clock(ctx.now_ms);
         fx.push(Effect::LoadRatings(self.seated_users()));
         fx.push(Effect::Changed);
@@ -1460,6 +1475,50 @@ impl Room {
     /// Whether anyone views the room.
     pub fn is_empty(&self) -> bool {
         self.viewers.is_empty()
+    }
+}
+
+/// Read-only access to the whole state, for the fuzz targets (`fuzz/`) and unit tests, so that
+/// invariants can be checked from outside the crate. Not part of the server's API.
+#[cfg(any(test, feature = "fuzzing"))]
+impl Room {
+    /// The game with its history and repetition counts.
+    pub fn record(&self) -> &GameRecord {
+        &self.record
+    }
+
+    /// Both seats.
+    pub fn seat_state(&self) -> &[Seat; 2] {
+        &self.seats
+    }
+
+    /// The pending draw offer.
+    pub fn draw_offer(&self) -> Option<Mark> {
+        self.draw_offer
+    }
+
+    /// Pending join requests.
+    pub fn requests(&self) -> &[(UserId, String)] {
+        &self.requests
+    }
+
+    /// Players the host kicked.
+    pub fn kicked(&self) -> &BTreeSet<PlayerKey> {
+        &self.kicked
+    }
+
+    /// Whether a result exists and whether it was announced.
+    pub fn outcome_state(&self) -> Option<(GameEnd, bool)> {
+        self.outcome.as_ref().map(|o| (o.end, o.announced))
+    }
+
+    /// Equal in everything but who is viewing.
+    pub fn same_except_viewers(&self, other: &Room) -> bool {
+        let mut a = self.clone();
+        a.viewers.clear();
+        let mut b = other.clone();
+        b.viewers.clear();
+        a == b
     }
 }
 

@@ -429,6 +429,62 @@ fn request_accepted_after_requester_started_elsewhere_is_refused() {
     );
 }
 
+/// Found by the room fuzz target (`fuzz/`): a player seated in a waiting room takes a seat in
+/// another room; the message that reopens the old seat is still on its way when the old room's
+/// host starts. The game must not start with a player who now sits elsewhere (M3.4).
+#[test]
+fn start_refused_while_a_player_has_moved_to_another_room() {
+    let mut b = Bench::new();
+    let (h1, p, h2) = (user(1, 1), user(2, 2), user(3, 3));
+    let mut old = b.online(&h1, Game::Xo, JoiningRequest::Open, "old");
+    let mut new = b.online(&h2, Game::Xo, JoiningRequest::Open, "new");
+    b.ok(&mut old, &p, Intent::Join { passcode: None });
+    b.ok(&mut old, &p, Intent::Ready { ready: true });
+    let fx = b.ok(&mut new, &p, Intent::Join { passcode: None });
+    assert!(fx.contains(&Effect::Vacate {
+        user: 2,
+        from: "old".into()
+    }));
+    // The old room has not heard yet: its seat still shows the player.
+    assert!(old.seated_users().contains(&2));
+    b.refused(&mut old, &h1, Intent::Start, ErrorCode::SeatEmpty);
+    old.vacate(2, "new", &mut b.seats);
+    b.refused(&mut old, &h1, Intent::Start, ErrorCode::SeatEmpty);
+    // The player's new room starts normally; they are in one active game only.
+    b.ok(&mut new, &p, Intent::Ready { ready: true });
+    b.ok(&mut new, &h2, Intent::Start);
+    assert!(
+        b.seats
+            .place(2)
+            .is_some_and(|pl| pl.room == "new" && pl.active)
+    );
+    assert!(
+        b.seats
+            .place(1)
+            .is_some_and(|pl| pl.room == "old" && !pl.active)
+    );
+}
+
+/// The same for the host: accepted into another room, they cannot start their old one.
+#[test]
+fn start_refused_when_the_host_has_moved_to_another_room() {
+    let mut b = Bench::new();
+    let (h1, p, h2) = (user(1, 1), user(2, 2), user(3, 3));
+    let mut old = b.online(&h1, Game::Xo, JoiningRequest::Open, "old");
+    let mut new = b.online(&h2, Game::Xo, JoiningRequest::Approval, "new");
+    b.ok(&mut old, &p, Intent::Join { passcode: None });
+    b.ok(&mut old, &p, Intent::Ready { ready: true });
+    let asking = Member {
+        conn: 11,
+        ..h1.clone()
+    };
+    b.ok(&mut new, &asking, Intent::Join { passcode: None });
+    b.ok(&mut new, &h2, Intent::Accept { user: 1 });
+    b.refused(&mut old, &h1, Intent::Start, ErrorCode::AlreadySeated);
+    let fx = old.vacate(1, "new", &mut b.seats);
+    assert!(fx.contains(&Effect::Close(CloseReason::HostLeft)));
+}
+
 // ---- M3.5: kick -------------------------------------------------------------------------------
 
 #[test]

@@ -30,6 +30,11 @@ pub trait SeatBook {
     fn release(&mut self, user: UserId, room: &str);
     /// Marks `room`'s seats active (game started) or not.
     fn set_active(&mut self, room: &str, active: bool);
+    /// Starts `room`'s game in one step: when every one of `users` still sits in `room`,
+    /// marks its seats active; otherwise changes nothing and returns the first user who has
+    /// meanwhile taken a seat elsewhere (M3.4: a move out of a waiting room reaches that room
+    /// only later, so its seats may still show the player).
+    fn activate(&mut self, room: &str, users: &[UserId]) -> Result<(), UserId>;
     /// Forgets every seat in `room` (it closed).
     fn release_room(&mut self, room: &str);
 }
@@ -88,6 +93,17 @@ impl SeatBook for Seats {
     fn release_room(&mut self, room: &str) {
         self.places.retain(|_, p| p.room != room);
     }
+
+    fn activate(&mut self, room: &str, users: &[UserId]) -> Result<(), UserId> {
+        if let Some(&gone) = users
+            .iter()
+            .find(|u| self.places.get(u).is_none_or(|p| p.room != room))
+        {
+            return Err(gone);
+        }
+        self.set_active(room, true);
+        Ok(())
+    }
 }
 
 /// The hub's seat book, shared by every room task. The lock is never held across an await.
@@ -124,6 +140,10 @@ impl SeatBook for SharedSeats {
     fn release_room(&mut self, room: &str) {
         self.lock().release_room(room);
     }
+
+    fn activate(&mut self, room: &str, users: &[UserId]) -> Result<(), UserId> {
+        self.lock().activate(room, users)
+    }
 }
 
 #[cfg(test)]
@@ -153,5 +173,24 @@ mod tests {
         s.claim(3, "d", false).unwrap();
         s.release_room("d");
         assert_eq!((s.place(2), s.place(3)), (None, None));
+    }
+
+    #[test]
+    fn activate_only_when_every_player_still_sits_in_the_room() {
+        let mut s = Seats::default();
+        s.claim(1, "a", false).unwrap();
+        s.claim(2, "a", false).unwrap();
+        // Player 2 takes a seat in "b" before "a" starts: "a" cannot start with them.
+        assert_eq!(s.claim(2, "b", true), Ok(Some("a".to_owned())));
+        assert_eq!(s.activate("a", &[1, 2]), Err(2));
+        assert!(
+            s.place(1).is_some_and(|p| !p.active),
+            "a refusal changes nothing"
+        );
+        assert_eq!(s.activate("a", &[1]), Ok(()));
+        assert!(s.place(1).is_some_and(|p| p.active && p.room == "a"));
+        assert!(s.place(2).is_some_and(|p| !p.active && p.room == "b"));
+        // Once "a" is active, its players cannot be moved out.
+        assert!(s.claim(1, "b", true).is_err());
     }
 }
