@@ -136,6 +136,9 @@ pub struct Sample {
     pub hwm_kb: u64,
     /// User + system CPU time since the process started, in clock ticks.
     pub cpu_ticks: u64,
+    /// Time its threads spent runnable but waiting for a CPU (`/proc/<pid>/schedstat`, summed
+    /// over its threads), ns; 0 when the kernel does not keep schedstats.
+    pub run_delay_ns: u64,
 }
 
 /// Reads `/proc/<pid>/status` and `/proc/<pid>/stat` (`pid` "self" for this process).
@@ -159,7 +162,22 @@ pub fn sample(pid: &str) -> Option<Sample> {
         rss_kb: field("VmRSS:")?,
         hwm_kb: field("VmHWM:")?,
         cpu_ticks: utime + stime,
+        run_delay_ns: run_delay_ns(pid),
     })
+}
+
+/// The second field of each thread's `schedstat`, summed: nanoseconds spent waiting on a run
+/// queue. Threads that ended meanwhile drop out of the sum, so compare readings of long-lived
+/// processes only.
+fn run_delay_ns(pid: &str) -> u64 {
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    threads
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|text| text.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum()
 }
 
 /// Clock ticks per second (`getconf CLK_TCK`; 100 on Linux when that fails).

@@ -92,6 +92,7 @@ pub struct Report {
     pub server: Option<ServerFigures>,
     pub client_peak_rss_kb: u64,
     pub client_cpu_s: f64,
+    pub client_cpu_wait_s: f64,
     pub load_start: Option<f64>,
     pub load_end: Option<f64>,
     /// The last lines of the spawned server's log when something went wrong.
@@ -110,6 +111,9 @@ pub struct ServerFigures {
     pub hwm_kb: u64,
     /// CPU seconds (user + system) used during the window.
     pub cpu_s: f64,
+    /// Seconds its threads were runnable but waited for a CPU during the window (other work
+    /// on the same cores), summed over threads.
+    pub cpu_wait_s: f64,
 }
 
 impl Report {
@@ -165,8 +169,13 @@ impl Report {
                 "vm_hwm_kb": s.hwm_kb,
                 "cpu_s": round3(s.cpu_s),
                 "cpu_us_per_move": round3(self.cpu_us_per_move(s.cpu_s)),
+                "cpu_wait_s": round3(s.cpu_wait_s),
             })),
-            "client": { "peak_rss_kb": self.client_peak_rss_kb, "cpu_s": round3(self.client_cpu_s) },
+            "client": {
+                "peak_rss_kb": self.client_peak_rss_kb,
+                "cpu_s": round3(self.client_cpu_s),
+                "cpu_wait_s": round3(self.client_cpu_wait_s),
+            },
             "load_average": { "start": self.load_start, "end": self.load_end },
         })
     }
@@ -209,19 +218,21 @@ impl Report {
         }
         if let Some(s) = self.server {
             line.push_str(&format!(
-                "; {target} RSS {} kB at start, peak {} kB (VmHWM {} kB), CPU {:.2} s ({:.0} % of one core, {:.0} µs per move)",
+                "; {target} RSS {} kB at start, peak {} kB (VmHWM {} kB), CPU {:.2} s ({:.0} % of one core, {:.0} µs per move; waited {:.2} s for a CPU)",
                 s.rss_start_kb,
                 s.peak_rss_kb,
                 s.hwm_kb,
                 s.cpu_s,
                 100.0 * s.cpu_s / self.window_s.max(1e-9),
-                self.cpu_us_per_move(s.cpu_s)
+                self.cpu_us_per_move(s.cpu_s),
+                s.cpu_wait_s
             ));
         }
         line.push_str(&format!(
-            "; xo-load peak RSS {} kB, CPU {:.2} s; load average {} -> {}",
+            "; xo-load peak RSS {} kB, CPU {:.2} s, waited {:.2} s for a CPU; load average {} -> {}",
             self.client_peak_rss_kb,
             self.client_cpu_s,
+            self.client_cpu_wait_s,
             self.load_start.map_or("?".into(), |l| format!("{l:.2}")),
             self.load_end.map_or("?".into(), |l| format!("{l:.2}")),
         ));
@@ -437,6 +448,9 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             peak_rss_kb: peak.load(Ordering::Relaxed).max(a.rss_kb),
             hwm_kb: a.hwm_kb,
             cpu_s: cpu(before, after),
+            // Nanosecond counts stay far below 2^52.
+            #[allow(clippy::cast_precision_loss)]
+            cpu_wait_s: a.run_delay_ns.saturating_sub(b.run_delay_ns) as f64 / 1e9,
         }),
         _ => None,
     };
@@ -470,6 +484,12 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             .load(Ordering::Relaxed)
             .max(client_after.map_or(0, |s| s.rss_kb)),
         client_cpu_s: cpu(client_before, client_after),
+        // Nanosecond counts stay far below 2^52.
+        #[allow(clippy::cast_precision_loss)]
+        client_cpu_wait_s: match (client_before, client_after) {
+            (Some(b), Some(a)) => a.run_delay_ns.saturating_sub(b.run_delay_ns) as f64 / 1e9,
+            _ => 0.0,
+        },
         load_start,
         load_end,
         log_tail,
