@@ -288,6 +288,8 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
     let command = spawned.as_ref().map(|s| s.command.clone());
 
     // Connect everyone before the window opens.
+    // Every task waits for the window to open before it sends anything.
+    let (go, _) = watch::channel(false);
     let mut window_tasks = JoinSet::new();
     let mut game_tasks = JoinSet::new();
     let budget = Arc::new(AtomicU64::new(options.games));
@@ -320,11 +322,9 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
                 receivers.push(rooms.clone());
                 for _ in 0..options.spectators_per_game {
                     if let Some(client) = spectators.next() {
-                        window_tasks.spawn(game::follow(
-                            client,
-                            rate,
-                            rooms.clone(),
-                            stats.clone(),
+                        window_tasks.spawn(gated(
+                            go.subscribe(),
+                            game::follow(client, rate, rooms.clone(), stats.clone()),
                         ));
                     }
                 }
@@ -337,17 +337,17 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
                     room,
                 };
                 let rng = SmallRng::seed_from_u64(options.seed.wrapping_add(index as u64));
-                game_tasks.spawn(game::run_slot(
-                    slot,
-                    options.which,
-                    stats.clone(),
-                    budget.clone(),
-                    rng,
+                game_tasks.spawn(gated(
+                    go.subscribe(),
+                    game::run_slot(slot, options.which, stats.clone(), budget.clone(), rng),
                 ));
             }
             for (i, client) in spectators.enumerate().take(options.idle_spectators) {
                 if let Some(rooms) = receivers.get(i % receivers.len().max(1)) {
-                    window_tasks.spawn(game::idle(client, rooms.clone(), stats.clone()));
+                    window_tasks.spawn(gated(
+                        go.subscribe(),
+                        game::idle(client, rooms.clone(), stats.clone()),
+                    ));
                 }
             }
         }
@@ -375,15 +375,18 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             // Start the window only once every pair is connected; the tasks hold until then.
             for (index, pair) in pairs {
                 let rng = SmallRng::seed_from_u64(options.seed.wrapping_add(index as u64));
-                game_tasks.spawn(forward::run_pair(
-                    pair,
-                    index,
-                    options.which,
-                    options.framing,
-                    rate,
-                    stats.clone(),
-                    budget.clone(),
-                    rng,
+                game_tasks.spawn(gated(
+                    go.subscribe(),
+                    forward::run_pair(
+                        pair,
+                        index,
+                        options.which,
+                        options.framing,
+                        rate,
+                        stats.clone(),
+                        budget.clone(),
+                        rng,
+                    ),
                 ));
             }
         }
@@ -395,7 +398,8 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
     let before = pid_text.as_deref().and_then(process::sample);
     let client_before = process::sample("self");
     let load_start = process::load_average();
-    stats.measuring.store(true, Ordering::Relaxed);
+    stats.open_window();
+    go.send_replace(true);
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(options.seconds);
     let peak = Arc::new(AtomicU64::new(before.map_or(0, |s| s.rss_kb)));
@@ -422,7 +426,7 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             panics += 1;
         }
     }
-    stats.measuring.store(false, Ordering::Relaxed);
+    stats.close_window();
     let window_s = started.elapsed().as_secs_f64();
     let after = pid_text.as_deref().and_then(process::sample);
     let client_after = process::sample("self");
@@ -495,6 +499,12 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
         log_tail,
         options,
     })
+}
+
+/// `task` once `go` turns true (or its sender is gone).
+async fn gated<F: std::future::Future>(mut go: watch::Receiver<bool>, task: F) -> F::Output {
+    let _ = go.wait_for(|open| *open).await;
+    task.await
 }
 
 /// The flags of a server under load: its data, warnings only, and no cap on WebSockets per

@@ -2,15 +2,17 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// Shared by every task of a run. Figures are recorded only while `measuring` is set, so the
-/// set-up before the window and the teardown after it count neither moves nor errors; errors
-/// during set-up are counted separately (see [`Stats::setup_error`]).
+/// Shared by every task of a run. Figures are recorded only while the window is open
+/// ([`Stats::open_window`] to [`Stats::close_window`]); errors before it count as set-up
+/// errors, errors after it (teardown) are kept apart as `after_window:…` set-up errors, so none
+/// is dropped.
 #[derive(Debug, Default)]
 pub struct Stats {
-    pub measuring: AtomicBool,
+    /// 0: before the window, 1: open, 2: closed.
+    phase: AtomicU8,
     /// Moves seen by the opponent's client within the window.
     pub moves: AtomicU64,
     /// Games played to their end (result seen by both players) within the window.
@@ -29,7 +31,15 @@ pub struct Stats {
 
 impl Stats {
     pub fn is_measuring(&self) -> bool {
-        self.measuring.load(Ordering::Relaxed)
+        self.phase.load(Ordering::Relaxed) == 1
+    }
+
+    pub fn open_window(&self) {
+        self.phase.store(1, Ordering::Relaxed);
+    }
+
+    pub fn close_window(&self) {
+        self.phase.store(2, Ordering::Relaxed);
     }
 
     /// One move that the opponent has seen.
@@ -63,12 +73,14 @@ impl Stats {
         }
     }
 
-    /// An error of the given category (e.g. `refused:not_your_turn`, `closed`, `timeout`).
-    /// Counted while measuring; before the window it counts as a set-up error; after the
-    /// window (teardown) it is not an error of the run.
+    /// An error of the given category (e.g. `refused:not_your_turn`, `closed`, `timeout`):
+    /// an error of the run while the window is open, else a set-up error (after the window
+    /// prefixed `after_window:`).
     pub fn error(&self, category: impl Into<String>) {
-        if self.is_measuring() {
-            *lock(&self.errors).entry(category.into()).or_default() += 1;
+        match self.phase.load(Ordering::Relaxed) {
+            0 => self.setup_error(category),
+            1 => *lock(&self.errors).entry(category.into()).or_default() += 1,
+            _ => self.setup_error(format!("after_window:{}", category.into())),
         }
     }
 
@@ -180,12 +192,18 @@ mod tests {
         stats.moved(None, Duration::from_millis(1));
         stats.error("closed");
         stats.setup_error("connect");
-        stats.measuring.store(true, Ordering::Relaxed);
+        stats.open_window();
         stats.moved(Some(Duration::from_micros(300)), Duration::from_micros(400));
         stats.error("closed");
+        stats.close_window();
+        stats.moved(None, Duration::from_millis(1));
+        stats.error("timeout");
         assert_eq!(stats.moves.load(Ordering::Relaxed), 1);
+        assert_eq!(stats.errors().len(), 1);
         assert_eq!(stats.errors().get("closed"), Some(&1));
         assert_eq!(stats.setup_errors().get("connect"), Some(&1));
+        assert_eq!(stats.setup_errors().get("closed"), Some(&1));
+        assert_eq!(stats.setup_errors().get("after_window:timeout"), Some(&1));
         assert_eq!(stats.rtt().p50_us, 300);
         assert_eq!(stats.to_opponent().max_us, 400);
     }
