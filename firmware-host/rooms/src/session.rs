@@ -191,11 +191,28 @@ where
         };
         // The peer may be gone or not reading; closing is best effort, and bounded.
         let timeout = s.shared.config.send_timeout;
-        tokio::time::timeout(timeout, s.ws.close(Some(frame)))
+        if tokio::time::timeout(timeout, s.ws.close(Some(frame)))
             .await
-            .ok();
+            .is_ok_and(|closed| closed.is_ok())
+        {
+            // Linger a moment, discarding what the peer still sends, until its close frame
+            // or a short quiet: closing a socket with unread data resets it, and the peer
+            // would lose the error and the close frame just sent (a flooding client never
+            // saw `flood`).
+            let deadline = Instant::now() + LINGER;
+            while let Ok(Some(Ok(_))) = tokio::time::timeout(LINGER_QUIET, s.ws.next()).await {
+                if Instant::now() >= deadline {
+                    break;
+                }
+            }
+        }
     }
 }
+
+/// At most how long a closing connection waits for the peer's close frame.
+const LINGER: std::time::Duration = std::time::Duration::from_secs(2);
+/// A closing connection stops waiting when the peer has been quiet this long.
+const LINGER_QUIET: std::time::Duration = std::time::Duration::from_millis(200);
 
 impl<S> Session<S>
 where
