@@ -105,9 +105,8 @@ impl Server {
             },
         );
 
-        let listener = TcpListener::bind(config.bind)
-            .await
-            .with_context(|| format!("cannot bind {}", config.bind))?;
+        let listener =
+            listen(config.bind).with_context(|| format!("cannot bind {}", config.bind))?;
         let addr = listener.local_addr().context("bound address")?;
         if let Some(port_file) = &config.port_file {
             std::fs::write(port_file, format!("{}\n", addr.port()))
@@ -189,6 +188,24 @@ impl Drop for ConnectionGuard {
     fn drop(&mut self) {
         self.0.connections.fetch_sub(1, Ordering::Relaxed);
     }
+}
+
+/// Connections the kernel completes before the server accepts them. A burst of connections
+/// (thousands of half-open ones) overflows a short queue, and then every new connection,
+/// well-behaved ones included, waits for a SYN retransmission (a second or more). The kernel
+/// caps it at `net.core.somaxconn` (4096 on current Linux).
+const LISTEN_BACKLOG: u32 = 4096;
+
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As std's and tokio's own bind do: a restart may bind while old connections linger.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// A connection from an address still waiting for its first request bytes, counted until
