@@ -43,6 +43,8 @@ pub struct Player {
     pub client: Client,
     pub pacer: Pacer,
     view: Option<Box<RoomView>>,
+    /// This connection has reported an error (counted by whoever received it).
+    failed: bool,
 }
 
 impl Player {
@@ -51,6 +53,7 @@ impl Player {
             client,
             pacer: Pacer::new(rate),
             view: None,
+            failed: false,
         }
     }
 
@@ -62,7 +65,10 @@ impl Player {
         self.pacer.take().await;
         let id = self.client.id();
         let sent = Instant::now();
-        self.client.send(make(id)).await?;
+        if let Err(e) = self.client.send(make(id)).await {
+            self.failed = true;
+            return Err(e);
+        }
         Ok((id.unwrap_or(0), sent))
     }
 
@@ -75,10 +81,17 @@ impl Player {
         mut want: impl FnMut(&ServerMsg) -> Option<T>,
     ) -> Result<(T, Instant), ClientError> {
         for _ in 0..MAX_MESSAGES_PER_WAIT {
-            let msg = self.client.recv().await?;
+            let msg = match self.client.recv().await {
+                Ok(msg) => msg,
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+            };
             let at = Instant::now();
             match &msg {
                 ServerMsg::Error { code, message, .. } => {
+                    self.failed = true;
                     return Err(ClientError::Refused {
                         code: code.as_str().to_owned(),
                         message: message.clone(),
@@ -195,14 +208,41 @@ pub async fn run_slot(
             Err(e) => {
                 stats.error(category(&e));
                 if matches!(e, ClientError::Closed | ClientError::Connect(_)) {
+                    drain(&mut slot, &stats).await;
                     return;
                 }
                 // Leave whatever room this was (an active game is resigned) and start afresh;
                 // a failure here is the same error again and is not counted twice.
                 for player in &mut slot.players {
                     if player.exit(&stats).await.is_err() {
+                        drain(&mut slot, &stats).await;
                         return;
                     }
+                }
+                for player in &mut slot.players {
+                    player.failed = false;
+                }
+            }
+        }
+    }
+}
+
+/// Before a slot gives up: reads what is still waiting on each connection that has not reported
+/// an error yet (up to 100 messages, 200 ms of quiet), so that an error or a close there (the
+/// other player flooded too, say) is counted rather than lost with the slot.
+async fn drain(slot: &mut Slot, stats: &Stats) {
+    for player in slot.players.iter_mut().filter(|p| !p.failed) {
+        for _ in 0..100 {
+            match player.client.recv_within(Duration::from_millis(200)).await {
+                Ok(Some(ServerMsg::Error { code, .. })) => {
+                    stats.error(format!("refused:{}", code.as_str()));
+                    break;
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(e) => {
+                    stats.error(category(&e));
+                    break;
                 }
             }
         }
@@ -271,6 +311,10 @@ async fn play_one<R: rand::Rng>(
             m.reply(stats, id),
             o.until(stats, |r| r.moves.len() > played)
         );
+        if let (Err(_), Err(e)) = (&mine, &theirs) {
+            // Both connections failed at once: the caller counts the mover's error.
+            stats.error(category(e));
+        }
         let (view, replied) = mine?;
         let seen = theirs?;
         stats.moved(Some(replied - sent), seen - sent);
