@@ -1,12 +1,15 @@
 //! xo-load against the real firmware-host binary on 127.0.0.1, and against xo-forwarder: a
 //! few games, then the figures must be there and sane.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::SystemTime;
 
-/// The firmware-host binary: `XO_FIRMWARE_HOST` if set, else built (a no-op when up to date)
-/// into the target directory this test was built in. Cargo gives a test the path of its own
-/// package's binaries only, so the server's is found beside them.
+/// The firmware-host binary: `XO_FIRMWARE_HOST` if set; else the one in the target directory
+/// this test was built in, if it is newer than every source it is built from (as after
+/// `cargo test --workspace`, which builds it for firmware-host's own tests); else built there
+/// with `cargo build -p firmware-host`. Cargo gives a test the path of its own package's
+/// binaries only, so the server's is found beside them.
 fn firmware_host() -> PathBuf {
     if let Some(path) = std::env::var_os("XO_FIRMWARE_HOST") {
         return path.into();
@@ -15,6 +18,24 @@ fn firmware_host() -> PathBuf {
         .parent()
         .expect("the binary is in a profile directory")
         .to_owned();
+    let binary = profile_dir.join("firmware-host");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let sources = [
+        "firmware-host",
+        "engine",
+        "tables",
+        "Cargo.lock",
+        "Cargo.toml",
+    ]
+    .iter()
+    .filter_map(|p| newest(&root.join(p)))
+    .max();
+    let built = std::fs::metadata(&binary).and_then(|m| m.modified()).ok();
+    if let (Some(built), Some(sources)) = (built, sources)
+        && built > sources
+    {
+        return binary;
+    }
     let target_dir = profile_dir.parent().expect("a target directory").to_owned();
     let mut build = Command::new(env!("CARGO"));
     build
@@ -34,7 +55,33 @@ fn firmware_host() -> PathBuf {
     }
     let status = build.status().expect("run cargo build for firmware-host");
     assert!(status.success(), "building firmware-host failed: {status}");
-    profile_dir.join("firmware-host")
+    binary
+}
+
+/// The newest modification time of a file or of the files under a folder (at most 20,000
+/// entries; `target` folders skipped).
+fn newest(path: &Path) -> Option<SystemTime> {
+    let mut stack = vec![path.to_owned()];
+    let mut newest = None;
+    for _ in 0..20_000 {
+        let Some(path) = stack.pop() else {
+            break;
+        };
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            if path.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            if let Ok(entries) = std::fs::read_dir(&path) {
+                stack.extend(entries.filter_map(Result::ok).map(|e| e.path()));
+            }
+        } else if let Ok(modified) = meta.modified() {
+            newest = newest.max(Some(modified));
+        }
+    }
+    newest
 }
 
 fn xo_load(args: &[&str]) -> serde_json::Value {
