@@ -59,7 +59,9 @@ pub struct HubConfig {
     /// Rooms one player (or guest id) may have open at once, finished ones included until
     /// they close; creating another is refused with `unavailable`.
     pub max_rooms_per_host: usize,
-    /// Rooms open at once on the whole server (each holds memory until it closes).
+    /// Rooms open at once on the whole server (each holds memory until it closes). Past
+    /// three quarters of it, creating a room closes the oldest rooms nobody views (finished,
+    /// bot and local games); at the limit, creating one is refused with `unavailable`.
     pub max_rooms: usize,
 }
 
@@ -162,6 +164,16 @@ impl Shared {
         let settings = Settings::from_request(req, member.user().is_some())?;
         // Every room holds memory until it closes (up to 30 minutes after its last viewer).
         let (open, hosted) = self.lobby.count(&member.key);
+        let soft = self.config.max_rooms / 4 * 3;
+        if open >= soft {
+            // Past three quarters of the limit, the oldest rooms nobody views close now
+            // rather than 30 minutes after their last viewer, so that finished games cannot
+            // fill the server while new ones are played.
+            for room in self.lobby.oldest_closable((open + 1 - soft).min(64)) {
+                // A full queue or a closed room: nothing to do.
+                room.try_send(RoomMsg::CloseIfIdle);
+            }
+        }
         if open >= self.config.max_rooms {
             tracing::warn!(open, "room refused: the server has its most open rooms");
             return Err(Refusal::new(

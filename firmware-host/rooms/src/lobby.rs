@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use protocol::{Phase, RoomId, RoomSummary};
+use protocol::{Phase, RoomId, RoomKind, RoomSummary};
 use tokio::sync::watch;
 
 use crate::actor::RoomHandle;
@@ -70,6 +70,26 @@ impl Lobby {
         let mut mine: Vec<&Entry> = rooms.by_id.values().filter(|e| e.host == *host).collect();
         mine.sort_by_key(|e| e.seq);
         mine.into_iter().map(|e| e.handle.clone()).collect()
+    }
+
+    /// The oldest `n` rooms that may close when nobody views them (finished games, bot and
+    /// local games), oldest first.
+    pub(crate) fn oldest_closable(&self, n: usize) -> Vec<RoomHandle> {
+        let rooms = self.lock();
+        let mut closable: Vec<&Entry> = rooms
+            .by_id
+            .values()
+            .filter(|e| {
+                e.summary.phase == Phase::Finished
+                    || !matches!(e.summary.kind, RoomKind::Online { .. })
+            })
+            .collect();
+        closable.sort_by_key(|e| e.seq);
+        closable
+            .into_iter()
+            .take(n)
+            .map(|e| e.handle.clone())
+            .collect()
     }
 
     pub(crate) fn insert(&self, handle: RoomHandle, summary: RoomSummary, host: PlayerKey) {

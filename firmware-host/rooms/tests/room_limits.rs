@@ -1,0 +1,99 @@
+//! Open rooms are bounded (every room holds memory until it closes): past three quarters of
+//! `max_rooms`, creating a room closes the oldest rooms nobody views; at `max_rooms` of rooms
+//! that are all in use, creating one is refused with `unavailable`. Past `rooms_per_host_soft`
+//! rooms of one creator, creating another closes that creator's oldest rooms nobody views.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use engine::Game;
+use protocol::{ClientMsg, CreateRoom, ErrorCode, Framing, OpponentRequest, ServerMsg};
+use rooms::{Hub, HubConfig, Identity};
+use tokio::io::DuplexStream;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::protocol::Role;
+
+async fn connect(hub: &Hub, who: Identity) -> Client<DuplexStream> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let hub = hub.clone();
+    tokio::spawn(async move {
+        let ws = WebSocketStream::from_raw_socket(server_io, Role::Server, None).await;
+        hub.serve(ws, who).await;
+    });
+    let ws = WebSocketStream::from_raw_socket(client_io, Role::Client, None).await;
+    let (c, _) = Client::start(ws, Framing::Text).await;
+    c
+}
+
+fn bot_room() -> CreateRoom {
+    CreateRoom {
+        game: Game::Xo,
+        opponent: OpponentRequest::Bot {
+            difficulty: None,
+            side: None,
+        },
+        time_per_move_s: None,
+    }
+}
+
+async fn create(c: &mut Client<DuplexStream>) -> ServerMsg {
+    c.ask(|id| ClientMsg::CreateRoom {
+        id,
+        room: bot_room(),
+    })
+    .await
+}
+
+/// The lobby settles once the closing rooms have finished.
+async fn lobby_len(hub: &Hub) -> usize {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    hub.lobby().len()
+}
+
+#[tokio::test]
+async fn rooms_nobody_views_make_way_and_rooms_in_use_are_refused_at_the_limit() {
+    let config = HubConfig {
+        max_rooms: 8,
+        ..HubConfig::default()
+    };
+    let hub = Hub::start(Arc::new(MemoryStore::default()), config);
+    // Twenty guests each open a bot game and leave it: the server never holds more than 8.
+    for i in 0..20 {
+        let mut c = connect(&hub, guest(&format!("passer{i}"))).await;
+        let created = create(&mut c).await;
+        assert!(matches!(created, ServerMsg::Room { .. }), "{created:?}");
+        c.ask(|id| ClientMsg::Close { id }).await;
+        assert!(lobby_len(&hub).await <= 8);
+    }
+    // Eight guests who stay in their rooms fill it; a ninth is refused, and told why.
+    let mut stayers = Vec::new();
+    for i in 0..8 {
+        let mut c = connect(&hub, guest(&format!("stayer{i}"))).await;
+        let created = create(&mut c).await;
+        assert!(matches!(created, ServerMsg::Room { .. }), "{created:?}");
+        stayers.push(c);
+        // The rooms asked to make way close in their own tasks.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(lobby_len(&hub).await, 8);
+    let mut late = connect(&hub, guest("late")).await;
+    let refused = create(&mut late).await;
+    assert_eq!(error_code(&refused), ErrorCode::Unavailable);
+    hub.shutdown().await;
+}
+
+#[tokio::test]
+async fn one_creator_keeps_about_twenty_rooms() {
+    let hub = Hub::start(Arc::new(MemoryStore::default()), HubConfig::default());
+    let mut kiosk = connect(&hub, guest("kiosk")).await;
+    for _ in 0..30 {
+        let created = create(&mut kiosk).await;
+        assert!(matches!(created, ServerMsg::Room { .. }), "{created:?}");
+    }
+    let open = lobby_len(&hub).await;
+    assert!(open <= 21, "{open} rooms of one creator");
+    hub.shutdown().await;
+}
