@@ -67,6 +67,9 @@ pub struct Client {
     next_id: u32,
     /// The name the server gave this connection in its hello.
     pub name: String,
+    /// The signed-in player's id from the server's hello; `None` for a guest (no session, or
+    /// one the server does not know).
+    pub user: Option<u64>,
     /// The sustained message rate the server allows this connection (from its hello); a client
     /// sending faster is closed with `flood`.
     pub max_messages_per_s: u32,
@@ -113,15 +116,18 @@ impl Client {
             framing,
             next_id: 1,
             name: String::new(),
+            user: None,
             max_messages_per_s: 0,
         };
         match client.recv().await? {
             ServerMsg::Hello {
                 name,
+                user,
                 max_messages_per_s,
                 ..
             } => {
                 client.name = name;
+                client.user = user;
                 client.max_messages_per_s = max_messages_per_s;
             }
             other => {

@@ -304,6 +304,19 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
                 &stats,
             )
             .await;
+            let guests = players
+                .iter()
+                .flatten()
+                .filter(|c| c.user.is_none())
+                .count();
+            if guests > 0 {
+                return Err(format!(
+                    "{guests} of the {} players are not signed in: their sessions are unknown to \
+                     this server (a different or reset data directory?); delete the --accounts \
+                     directory to register them again",
+                    players.len()
+                ));
+            }
             if let Some(Some(first)) = players.first() {
                 rate = options.rate.unwrap_or(first.max_messages_per_s);
             }
