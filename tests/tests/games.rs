@@ -401,6 +401,9 @@ async fn two_players_play_a_rated_passcode_game_watched_by_a_spectator() {
         .await?;
         play(x, 0, 1).await?;
         play(o, 3, 2).await?;
+        wait_marks(guest, 2).await?;
+        js(guest, "window.scrollTo(0, 0); return true;").await?;
+        save_screenshot(guest, "phone-game").await;
         play(x, 1, 3).await?;
         play(o, 4, 4).await?;
         play(x, 2, 5).await?;
