@@ -341,6 +341,14 @@ impl Pair {
                 }
                 return Ok(());
             }
+            if let Some(offerer) = room["draw_offer"].as_str() {
+                // A draw offer restored with its room (saved before the kill): accepted.
+                let answerer = 1 - mark_seat(&room, offerer)?;
+                room = self
+                    .act(answerer, "answer_draw", json!({"accept": true}))
+                    .await?;
+                continue;
+            }
             let moves: Vec<u8> =
                 serde_json::from_value(room["moves"].clone()).map_err(|e| format!("moves: {e}"))?;
             let turn = room["turn"].as_str().ok_or("turn")?.to_owned();
