@@ -9,7 +9,7 @@ use tracing_subscriber::EnvFilter;
 
 /// glibc raises its mmap threshold after the first large block is freed, so every later
 /// argon2 block (19 MiB per sign-in, `accounts::ARGON2_M_KIB`) comes from the heap and stays
-/// resident after use: measured on x86-64, resident memory went from 15 MiB to 231 MiB over
+/// resident after use: measured on x86-64, resident memory went from 15 MiB to 226 MiB over
 /// 15 sign-ins. A fixed threshold keeps such blocks in their own mappings, returned when freed.
 /// It can only be set before the process starts (without unsafe code), so the server starts
 /// itself once more with it; musl (the Pi builds) ignores it.

@@ -746,7 +746,22 @@ impl Drop for DumpLogOnPanic {
     }
 }
 
+/// The soft limit on open files of this process (the server inherits it).
+fn open_files_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
 async fn run(scale: usize) {
+    // Each round holds 1,200 half-open connections and about 150 others, on both sides.
+    let needed = 1_400 * scale as u64 + 500;
+    if let Some(limit) = open_files_limit() {
+        assert!(
+            limit >= needed,
+            "XO_ABUSE_SCALE={scale} needs about {needed} open files; `ulimit -n` is {limit}"
+        );
+    }
     let started = Instant::now();
     let dir = tempfile::tempdir().expect("temp dir");
     let handshake = HANDSHAKE_S.to_string();
