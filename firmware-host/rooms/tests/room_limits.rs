@@ -2,6 +2,7 @@
 //! `max_rooms`, creating a room closes the oldest rooms nobody views; at `max_rooms` of rooms
 //! that are all in use, creating one is refused with `unavailable`. Past `rooms_per_host_soft`
 //! rooms of one creator, creating another closes that creator's oldest rooms nobody views.
+//! Wrong passcodes are limited per player and room (M3.3).
 
 mod common;
 
@@ -95,5 +96,64 @@ async fn one_creator_keeps_about_twenty_rooms() {
     }
     let open = lobby_len(&hub).await;
     assert!(open <= 21, "{open} rooms of one creator");
+    hub.shutdown().await;
+}
+
+/// M3.3 with paused time: five wrong passcodes lock that player out of that room for five
+/// minutes, even with the right code; the lock-out ends with the window, and other players are
+/// not affected meanwhile.
+#[tokio::test(start_paused = true)]
+async fn wrong_passcodes_lock_the_guesser_out_for_the_window() {
+    let hub = Hub::start(Arc::new(MemoryStore::default()), HubConfig::default());
+    let mut host = connect(&hub, user(1, "host")).await;
+    host.wait = Duration::from_secs(3600);
+    let created = host
+        .ask(|id| ClientMsg::CreateRoom {
+            id,
+            room: CreateRoom {
+                game: Game::Xo,
+                opponent: OpponentRequest::Player {
+                    joining: protocol::JoiningRequest::Passcode {
+                        code: "4711".into(),
+                    },
+                },
+                time_per_move_s: None,
+            },
+        })
+        .await;
+    let room = room_of(&created).id.clone();
+    let mut guesser = connect(&hub, user(2, "guesser")).await;
+    guesser.wait = Duration::from_secs(3600);
+    let mut join = |code: &str| {
+        let room = room.clone();
+        let code = code.to_owned();
+        move |id| ClientMsg::Join {
+            id,
+            room,
+            passcode: Some(code),
+        }
+    };
+    for code in ["0000", "0001", "0002", "0003", "0004"] {
+        let answer = guesser.ask(join(code)).await;
+        assert_eq!(error_code(&answer), ErrorCode::WrongPasscode);
+    }
+    let locked = guesser.ask(join("4711")).await;
+    assert_eq!(error_code(&locked), ErrorCode::WrongPasscode);
+    assert!(
+        matches!(&locked, ServerMsg::Error { message, .. } if message.contains("too many")),
+        "{locked:?}"
+    );
+    // Another player is not locked out (they just guess wrong).
+    let mut other = connect(&hub, user(3, "other")).await;
+    other.wait = Duration::from_secs(3600);
+    let wrong = other.ask(join("9999")).await;
+    assert!(
+        matches!(&wrong, ServerMsg::Error { message, .. } if message == "wrong passcode"),
+        "{wrong:?}"
+    );
+    // After the window the right code seats the guesser.
+    tokio::time::sleep(Duration::from_secs(5 * 60 + 1)).await;
+    let seated = guesser.ask(join("4711")).await;
+    assert!(matches!(seated, ServerMsg::Room { .. }), "{seated:?}");
     hub.shutdown().await;
 }
