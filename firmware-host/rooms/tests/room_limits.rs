@@ -124,7 +124,7 @@ async fn wrong_passcodes_lock_the_guesser_out_for_the_window() {
     let room = room_of(&created).id.clone();
     let mut guesser = connect(&hub, user(2, "guesser")).await;
     guesser.wait = Duration::from_secs(3600);
-    let mut join = |code: &str| {
+    let join = |code: &str| {
         let room = room.clone();
         let code = code.to_owned();
         move |id| ClientMsg::Join {
