@@ -277,6 +277,12 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
         .timer(TokioTimer::new())
         .header_read_timeout(app.config.handshake_timeout)
         .max_buf_size(64 * 1024);
+    // HTTP/2 has no header timeout: a peer that stops answering pings is closed instead.
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(app.config.handshake_timeout)
+        .keep_alive_timeout(app.config.handshake_timeout);
     let graceful = GracefulShutdown::new();
     loop {
         tokio::select! {

@@ -411,6 +411,13 @@ async fn half_open_tcp(
             let mut stream = tcp_from(from, addr, None).await;
             let opened = Instant::now();
             tasks.push(tokio::spawn(async move {
+                if i % 10 == 5 {
+                    // An HTTP/2 client that sends its preface, then nothing.
+                    stream
+                        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+                        .await
+                        .ok();
+                }
                 if i % 10 == 0 {
                     // A slow-loris: half a request, then nothing.
                     stream
