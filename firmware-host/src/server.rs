@@ -283,6 +283,7 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
         .timer(TokioTimer::new())
         .keep_alive_interval(app.config.handshake_timeout)
         .keep_alive_timeout(app.config.handshake_timeout);
+    let builder = Arc::new(builder);
     let graceful = GracefulShutdown::new();
     loop {
         tokio::select! {
@@ -312,7 +313,7 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
                     let app = Arc::clone(&service_app);
                     async move { Ok::<_, Infallible>(http::handle(app, peer, req).await) }
                 });
-                let builder = builder.clone();
+                let builder = Arc::clone(&builder);
                 let watcher = graceful.watcher();
                 let mut stop = stopped.clone();
                 let app = Arc::clone(&app);
@@ -330,10 +331,15 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
                         }
                         return;
                     }
-                    let conn = builder
-                        .serve_connection_with_upgrades(TokioIo::new(stream), service)
-                        .into_owned();
-                    if let Err(e) = watcher.watch(conn).await {
+                    // Boxed: the connection's state (several KiB) is allocated only once the
+                    // client has sent something, not for every connection still waiting.
+                    let serve = Box::pin(async move {
+                        let conn = builder
+                            .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                            .into_owned();
+                        watcher.watch(conn).await
+                    });
+                    if let Err(e) = serve.await {
                         tracing::debug!(%peer, error = %e, "connection ended with an error");
                     }
                 });

@@ -28,6 +28,9 @@ use crate::server::App;
 /// connection before it is buffered whole.
 pub const MAX_WS_MESSAGE: usize = 64 * 1024;
 
+/// The WebSocket read buffer of each connection.
+const WS_READ_BUFFER: usize = 8 * 1024;
+
 fn header_has_token(headers: &HeaderMap, name: hyper::header::HeaderName, token: &str) -> bool {
     headers
         .get_all(name)
@@ -188,7 +191,12 @@ pub async fn upgrade(
                 return;
             }
         };
+        // tungstenite's default 128 KiB read buffer is zero-filled at the first read and stays
+        // resident for every connection (about 135 kB each measured under load, and what idle
+        // or silent connections cost most); frames here are at most 4 KiB, and larger ones are
+        // still read whole.
         let config = WebSocketConfig::default()
+            .read_buffer_size(WS_READ_BUFFER)
             .max_message_size(Some(MAX_WS_MESSAGE))
             .max_frame_size(Some(MAX_WS_MESSAGE));
         let ws =
