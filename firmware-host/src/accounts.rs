@@ -233,8 +233,13 @@ pub fn identity_from_headers_blocking(
     Ok(Identity { account, guest_id })
 }
 
-/// Failed attempts allowed per key within [`THROTTLE_WINDOW`].
+/// Failed attempts allowed per client address within [`THROTTLE_WINDOW`].
 pub const THROTTLE_FAILURES: usize = 5;
+/// Failed attempts allowed per username, from all addresses together, within
+/// [`THROTTLE_WINDOW`]: enough that one prankster on the network (held to
+/// [`THROTTLE_FAILURES`] by their address) cannot lock the owner out, few enough that guessing
+/// from many addresses stays slow.
+pub const THROTTLE_FAILURES_PER_NAME: usize = 20;
 /// The window over which failures count.
 pub const THROTTLE_WINDOW: Duration = Duration::from_secs(5 * 60);
 
@@ -246,8 +251,18 @@ pub enum ThrottleKey {
     Username(String),
 }
 
+impl ThrottleKey {
+    /// The failures this key may have within [`THROTTLE_WINDOW`].
+    pub fn limit(&self) -> usize {
+        match self {
+            ThrottleKey::Address(_) => THROTTLE_FAILURES,
+            ThrottleKey::Username(_) => THROTTLE_FAILURES_PER_NAME,
+        }
+    }
+}
+
 /// Failed sign-in and registration attempts per client address and per username. After
-/// [`THROTTLE_FAILURES`] failures within [`THROTTLE_WINDOW`] further attempts are refused
+/// [`ThrottleKey::limit`] failures within [`THROTTLE_WINDOW`] further attempts are refused
 /// until the oldest failure leaves the window.
 #[derive(Debug, Default)]
 pub struct Throttle {
@@ -267,7 +282,7 @@ impl Throttle {
                 {
                     times.pop_front();
                 }
-                if times.len() >= THROTTLE_FAILURES {
+                if times.len() >= key.limit() {
                     let oldest = *times.front()?;
                     Some(THROTTLE_WINDOW.saturating_sub(now.duration_since(oldest)))
                 } else {
@@ -291,7 +306,7 @@ impl Throttle {
         for key in keys {
             let times = map.entry(key.clone()).or_default();
             times.push_back(now);
-            while times.len() > THROTTLE_FAILURES {
+            while times.len() > key.limit() {
                 times.pop_front();
             }
         }
@@ -367,7 +382,7 @@ mod tests {
     #[test]
     fn throttle_locks_after_five_failures_then_releases_after_the_window() {
         let throttle = Throttle::default();
-        let keys = [ThrottleKey::Username("sara".into())];
+        let keys = [ThrottleKey::Address([127, 0, 0, 1].into())];
         let start = Instant::now();
         for i in 0..THROTTLE_FAILURES {
             assert_eq!(throttle.check(&keys, start), None, "attempt {i}");
@@ -379,6 +394,24 @@ mod tests {
         throttle.fail(&keys, start);
         throttle.clear(&keys[0]);
         assert_eq!(throttle.check(&keys, start), None);
+    }
+
+    #[test]
+    fn a_username_takes_twenty_failures_from_all_addresses_before_it_locks() {
+        let throttle = Throttle::default();
+        let name = ThrottleKey::Username("sara".into());
+        let start = Instant::now();
+        for i in 0..THROTTLE_FAILURES_PER_NAME {
+            let address = ThrottleKey::Address([127, 0, 0, i as u8].into());
+            assert_eq!(
+                throttle.check(&[address.clone(), name.clone()], start),
+                None,
+                "attempt {i}"
+            );
+            throttle.fail(&[address, name.clone()], start);
+        }
+        let fresh = ThrottleKey::Address([127, 0, 1, 1].into());
+        assert!(throttle.check(&[fresh, name], start).is_some());
     }
 
     #[test]

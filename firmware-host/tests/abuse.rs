@@ -26,9 +26,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use support::{Process, Ws, credentials, request};
+use support::{Process, Ws, credentials, http_from, request, tcp_from};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
@@ -62,19 +61,6 @@ fn phase(name: &str) -> bool {
 
 fn ip(last: u8, block: u8) -> Ipv4Addr {
     Ipv4Addr::new(127, 0, block, last)
-}
-
-/// A TCP connection from a chosen loopback address.
-async fn tcp_from(from: Ipv4Addr, addr: SocketAddr, recv_buffer: Option<u32>) -> TcpStream {
-    let socket = TcpSocket::new_v4().expect("socket");
-    socket.bind(SocketAddr::from((from, 0))).expect("bind");
-    if let Some(size) = recv_buffer {
-        socket.set_recv_buffer_size(size).expect("SO_RCVBUF");
-    }
-    tokio::time::timeout(Duration::from_secs(10), socket.connect(addr))
-        .await
-        .expect("connect in time")
-        .expect("connect")
 }
 
 /// A WebSocket from a chosen address; `Err` carries the refusal's status line.
@@ -148,42 +134,6 @@ fn error_code(v: &Value) -> Option<&str> {
 }
 
 /// One HTTP request from a chosen address: status and body.
-async fn http_from(
-    from: Ipv4Addr,
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    body: Option<&str>,
-) -> (u16, String) {
-    let mut stream = tcp_from(from, addr, None).await;
-    let mut raw = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    if let Some(b) = body {
-        raw.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{b}",
-            b.len()
-        ));
-    } else {
-        raw.push_str("\r\n");
-    }
-    stream.write_all(raw.as_bytes()).await.expect("send");
-    let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
-        .await
-        .expect("answer in time")
-        .expect("read");
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    (status, body)
-}
-
 /// Percentiles of durations in milliseconds.
 fn summary(mut samples: Vec<Duration>) -> (usize, f64, f64, f64) {
     samples.sort();

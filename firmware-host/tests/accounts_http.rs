@@ -3,7 +3,9 @@
 
 mod support;
 
-use support::{TestServer, credentials};
+use std::net::Ipv4Addr;
+
+use support::{TestServer, credentials, http_from};
 
 #[tokio::test]
 async fn register_signs_in_with_a_session_cookie() {
@@ -143,6 +145,47 @@ async fn sign_in_is_throttled_per_username_after_five_failures() {
         .and_then(|v| v.parse().ok())
         .expect("Retry-After in seconds");
     assert!((1..=300).contains(&wait), "{wait}");
+    s.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_prankster_cannot_lock_the_owner_out_from_another_address() {
+    let s = TestServer::start().await;
+    s.register("owner", "password1").await;
+    let prankster = Ipv4Addr::new(127, 0, 0, 2);
+    for _ in 0..5 {
+        let (status, body) = http_from(
+            prankster,
+            s.addr(),
+            "POST",
+            "/api/login",
+            Some(&credentials("owner", "bad")),
+        )
+        .await;
+        assert_eq!(status, 401, "{body}");
+    }
+    let (status, body) = http_from(
+        prankster,
+        s.addr(),
+        "POST",
+        "/api/login",
+        Some(&credentials("owner", "bad")),
+    )
+    .await;
+    assert_eq!(status, 429, "the prankster's address is held back: {body}");
+    let owner = Ipv4Addr::new(127, 0, 0, 3);
+    let (status, body) = http_from(
+        owner,
+        s.addr(),
+        "POST",
+        "/api/login",
+        Some(&credentials("owner", "password1")),
+    )
+    .await;
+    assert_eq!(
+        status, 200,
+        "the owner signs in from their own phone: {body}"
+    );
     s.server.shutdown().await;
 }
 

@@ -3,14 +3,14 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use firmware_host::{Config, Server};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 /// Every network step of a test is bounded by this.
 pub const STEP: Duration = Duration::from_secs(30);
@@ -462,4 +462,54 @@ impl Process {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// A TCP connection from a chosen loopback address.
+pub async fn tcp_from(from: Ipv4Addr, addr: SocketAddr, recv_buffer: Option<u32>) -> TcpStream {
+    let socket = TcpSocket::new_v4().expect("socket");
+    socket.bind(SocketAddr::from((from, 0))).expect("bind");
+    if let Some(size) = recv_buffer {
+        socket.set_recv_buffer_size(size).expect("SO_RCVBUF");
+    }
+    tokio::time::timeout(Duration::from_secs(10), socket.connect(addr))
+        .await
+        .expect("connect in time")
+        .expect("connect")
+}
+
+/// An HTTP/1.1 request from a chosen loopback address; the status and the body.
+pub async fn http_from(
+    from: Ipv4Addr,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> (u16, String) {
+    let mut stream = tcp_from(from, addr, None).await;
+    let mut raw = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(b) = body {
+        raw.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{b}",
+            b.len()
+        ));
+    } else {
+        raw.push_str("\r\n");
+    }
+    stream.write_all(raw.as_bytes()).await.expect("send");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("answer in time")
+        .expect("read");
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
 }
