@@ -429,9 +429,10 @@ fn request_accepted_after_requester_started_elsewhere_is_refused() {
     );
 }
 
-/// Found by the room fuzz target (`fuzz/`): a player seated in a waiting room takes a seat in
-/// another room; the message that reopens the old seat is still on its way when the old room's
-/// host starts. The game must not start with a player who now sits elsewhere (M3.4).
+/// Found with the room fuzz target (`fuzz/`, once it delivered seat moves late as the room
+/// actors do): a player seated in a waiting room takes a seat in another room; the message that
+/// reopens the old seat is still on its way when the old room's host starts. The game must not
+/// start with a player who now sits elsewhere (M3.4).
 #[test]
 fn start_refused_while_a_player_has_moved_to_another_room() {
     let mut b = Bench::new();
