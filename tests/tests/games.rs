@@ -55,14 +55,20 @@ async fn wait_at_least(client: &Client, n: u64) -> Outcome {
     Ok(())
 }
 
-/// Clicks a live-board cell once the reader may move, and waits for the mark.
-async fn play(client: &Client, cell: u8, marks_after: u64) -> Outcome {
+/// Clicks a live-board cell once the reader may move.
+async fn click_cell(client: &Client, cell: u8) -> Outcome {
     let css = format!("#board [data-cell='{cell}']");
     eventually(&format!("cell {cell} to be playable"), || async {
         (attr_of(client, &css, "aria-disabled").await.as_deref() == Some("false")).then_some(())
     })
     .await?;
     client.find(Locator::Css(&css)).await?.click().await?;
+    Ok(())
+}
+
+/// Clicks a live-board cell once the reader may move, and waits for the mark.
+async fn play(client: &Client, cell: u8, marks_after: u64) -> Outcome {
+    click_cell(client, cell).await?;
     wait_at_least(client, marks_after).await
 }
 
@@ -766,17 +772,10 @@ async fn infinite_xo_glows_the_mark_that_vanishes_next_and_announces_it() {
 /// Clicks an empty live-board cell once the reader may move, and waits until the cell holds a
 /// mark (in Infinite XO the number of marks stops growing at six).
 async fn place(client: &Client, cell: u8) -> Outcome {
-    let css = format!("#board [data-cell='{cell}']");
-    eventually(&format!("cell {cell} to be playable"), || async {
-        (attr_of(client, &css, "aria-disabled").await.as_deref() == Some("false")).then_some(())
-    })
-    .await?;
-    client.find(Locator::Css(&css)).await?.click().await?;
+    click_cell(client, cell).await?;
+    let mark = format!("#board [data-cell='{cell}'] .mark");
     eventually(&format!("a mark on cell {cell}"), || async {
-        client
-            .find(Locator::Css(&format!("{css} .mark")))
-            .await
-            .ok()
+        client.find(Locator::Css(&mark)).await.ok()
     })
     .await?;
     Ok(())
