@@ -152,36 +152,27 @@ async fn sign_in_is_throttled_per_username_after_five_failures() {
 async fn a_prankster_cannot_lock_the_owner_out_from_another_address() {
     let s = TestServer::start().await;
     s.register("owner", "password1").await;
-    let prankster = Ipv4Addr::new(127, 0, 0, 2);
+    let login = |from: [u8; 4], password: &'static str| {
+        let addr = s.addr();
+        async move {
+            let body = credentials("owner", password);
+            http_from(
+                Ipv4Addr::from(from),
+                addr,
+                "POST",
+                "/api/login",
+                Some(&body),
+            )
+            .await
+        }
+    };
     for _ in 0..5 {
-        let (status, body) = http_from(
-            prankster,
-            s.addr(),
-            "POST",
-            "/api/login",
-            Some(&credentials("owner", "bad")),
-        )
-        .await;
+        let (status, body) = login([127, 0, 0, 2], "bad").await;
         assert_eq!(status, 401, "{body}");
     }
-    let (status, body) = http_from(
-        prankster,
-        s.addr(),
-        "POST",
-        "/api/login",
-        Some(&credentials("owner", "bad")),
-    )
-    .await;
+    let (status, body) = login([127, 0, 0, 2], "bad").await;
     assert_eq!(status, 429, "the prankster's address is held back: {body}");
-    let owner = Ipv4Addr::new(127, 0, 0, 3);
-    let (status, body) = http_from(
-        owner,
-        s.addr(),
-        "POST",
-        "/api/login",
-        Some(&credentials("owner", "password1")),
-    )
-    .await;
+    let (status, body) = login([127, 0, 0, 3], "password1").await;
     assert_eq!(
         status, 200,
         "the owner signs in from their own phone: {body}"
