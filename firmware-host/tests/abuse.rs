@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use support::{Process, Ws, credentials, http_from, request, tcp_from};
+use support::{Process, Ws, credentials, http_from, register_at, request, tcp_from};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -228,19 +228,6 @@ async fn well_behaved(addr: SocketAddr, stop: Arc<AtomicBool>) -> (Vec<Duration>
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     (samples, http.await.expect("http probe"))
-}
-
-async fn register(addr: SocketAddr, name: &str) -> String {
-    let reply = request(
-        addr,
-        "POST",
-        "/api/register",
-        &[("Content-Type", "application/json")],
-        Some(credentials(name, "password1").as_bytes()),
-    )
-    .await;
-    assert_eq!(reply.status, 201, "{}", reply.text());
-    reply.cookie_pair("xo_session").expect("cookie")
 }
 
 fn hello() -> Value {
@@ -733,12 +720,12 @@ async fn run(scale: usize) {
     let _dump = DumpLogOnPanic(std::sync::Arc::clone(&server.log));
     let start_rss = server.status_kib("VmRSS");
     let cookies = [
-        register(addr, "host").await,
-        register(addr, "guesser").await,
-        register(addr, "joiner").await,
+        register_at(addr, "host", "password1").await,
+        register_at(addr, "guesser", "password1").await,
+        register_at(addr, "joiner", "password1").await,
     ];
-    register(addr, "victim").await;
-    register(addr, "bystander").await;
+    register_at(addr, "victim", "password1").await;
+    register_at(addr, "bystander", "password1").await;
     let idle_rss = server.status_kib("VmRSS");
 
     let stop = Arc::new(AtomicBool::new(false));

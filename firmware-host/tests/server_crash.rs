@@ -436,6 +436,35 @@ fn stats_add(stats: &mut LadderStats, score: Score, change: i32) {
 }
 
 /// Opens the real file with the store's API and checks every invariant (see the module docs).
+/// The newest session cookie issued to player `who`.
+fn latest_cookie(cookies: &[(usize, String)], who: usize) -> String {
+    cookies
+        .iter()
+        .rev()
+        .find(|(w, _)| *w == who)
+        .expect("cookie")
+        .1
+        .clone()
+}
+
+/// [`check_file`] on the stopped server's data, against what players were told so far.
+async fn check_stopped(
+    data: &Path,
+    players: &[Player],
+    cookies: &[(usize, String)],
+    seen: &Shared,
+    before: FileState,
+) -> FileState {
+    let snapshot = Seen {
+        told: lock(seen).told.clone(),
+        ..Seen::default()
+    };
+    let (d, p, c) = (data.to_owned(), players.to_vec(), cookies.to_vec());
+    tokio::task::spawn_blocking(move || check_file(&d, &p, &c, &snapshot, &before))
+        .await
+        .expect("file check")
+}
+
 fn check_file(
     data_dir: &Path,
     players: &[Player],
@@ -665,38 +694,14 @@ async fn sigkill_while_rated_games_finish_leaves_only_whole_results() {
         if kill == kills {
             // A clean stop after the last restart loses nothing either.
             server.stop_with("-TERM");
-            let snapshot = Seen {
-                told: lock(&seen).told.clone(),
-                ..Seen::default()
-            };
-            let (d, p, c, before) = (
-                data.clone(),
-                players.clone(),
-                cookies.clone(),
-                std::mem::take(&mut state),
-            );
-            state = tokio::task::spawn_blocking(move || check_file(&d, &p, &c, &snapshot, &before))
-                .await
-                .expect("file check");
+            state = check_stopped(&data, &players, &cookies, &seen, state).await;
             break;
         }
         let mut workers = Vec::new();
         for pair in 0..PAIRS {
             let users = [players[2 * pair].id, players[2 * pair + 1].id];
-            let host_cookie = cookies
-                .iter()
-                .rev()
-                .find(|(w, _)| *w == 2 * pair)
-                .expect("cookie")
-                .1
-                .clone();
-            let guest_cookie = cookies
-                .iter()
-                .rev()
-                .find(|(w, _)| *w == 2 * pair + 1)
-                .expect("cookie")
-                .1
-                .clone();
+            let host_cookie = latest_cookie(&cookies, 2 * pair);
+            let guest_cookie = latest_cookie(&cookies, 2 * pair + 1);
             let seen = Arc::clone(&seen);
             let seed = rng.random();
             workers.push(tokio::spawn(async move {
@@ -734,22 +739,7 @@ async fn sigkill_while_rated_games_finish_leaves_only_whole_results() {
             w.abort();
             let _ignored = w.await;
         }
-        let snapshot = {
-            let s = lock(&seen);
-            Seen {
-                told: s.told.clone(),
-                ..Seen::default()
-            }
-        };
-        let (d, p, c, before) = (
-            data.clone(),
-            players.clone(),
-            cookies.clone(),
-            std::mem::take(&mut state),
-        );
-        state = tokio::task::spawn_blocking(move || check_file(&d, &p, &c, &snapshot, &before))
-            .await
-            .expect("file check");
+        state = check_stopped(&data, &players, &cookies, &seen, state).await;
         max_rooms = max_rooms.max(state.rooms.len());
         // Each pair carries on with the room the file holds for it, whatever it was told.
         lock(&seen).open = state.pair_rooms.clone();

@@ -4,22 +4,9 @@
 
 mod support;
 
-use support::{Process, credentials, request, ws_connect, ws_send, ws_wait_for};
+use support::{Process, register_at, request, ws_connect, ws_send, ws_wait_for};
 
 const PER_MOVE_MS: u64 = 30_000;
-
-async fn register(addr: std::net::SocketAddr, name: &str) -> String {
-    let reply = request(
-        addr,
-        "POST",
-        "/api/register",
-        &[("Content-Type", "application/json")],
-        Some(credentials(name, "password1").as_bytes()),
-    )
-    .await;
-    assert_eq!(reply.status, 201, "{}", reply.text());
-    reply.cookie_pair("xo_session").expect("session cookie")
-}
 
 /// The seat index (0 = host) holding `mark` in a snapshot.
 fn seat_of(snapshot: &serde_json::Value, mark: &str) -> usize {
@@ -33,8 +20,8 @@ async fn active_game_survives_a_restart_with_its_moves_and_a_fresh_clock() {
     let dir = tempfile::tempdir().expect("temp dir");
     let server = Process::start(dir.path(), &[]);
     let cookies = [
-        register(server.addr, "Ana").await,
-        register(server.addr, "Ben").await,
+        register_at(server.addr, "Ana", "password1").await,
+        register_at(server.addr, "Ben", "password1").await,
     ];
 
     let mut ws = [

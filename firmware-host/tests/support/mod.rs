@@ -49,12 +49,22 @@ impl TestServer {
 
     /// Registers and returns the `xo_session=...` cookie pair.
     pub async fn register(&self, name: &str, password: &str) -> String {
-        let reply = self
-            .post_json("/api/register", &credentials(name, password), None)
-            .await;
-        assert_eq!(reply.status, 201, "register {name}: {}", reply.text());
-        reply.cookie_pair("xo_session").expect("session cookie")
+        register_at(self.addr(), name, password).await
     }
+}
+
+/// Registers `name` on the server at `addr` and returns the `xo_session=...` cookie pair.
+pub async fn register_at(addr: SocketAddr, name: &str, password: &str) -> String {
+    let reply = request(
+        addr,
+        "POST",
+        "/api/register",
+        &[("Content-Type", "application/json")],
+        Some(credentials(name, password).as_bytes()),
+    )
+    .await;
+    assert_eq!(reply.status, 201, "register {name}: {}", reply.text());
+    reply.cookie_pair("xo_session").expect("session cookie")
 }
 
 pub fn credentials(name: &str, password: &str) -> String {

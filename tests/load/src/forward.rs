@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use engine::{Game, GameRecord};
 use futures_util::{SinkExt, StreamExt};
-use protocol::{ClientMsg, CreateRoom, Frame, Framing, JoiningRequest, OpponentRequest};
+use protocol::{ClientMsg, Frame, Framing};
 use rand::RngExt;
 use rand::rngs::SmallRng;
 use tokio::net::{TcpListener, TcpStream};
@@ -21,7 +21,7 @@ use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::game::{Games, INFINITE_MOVE_S, MAX_MOVES_PER_GAME};
+use crate::game::{Games, MAX_MOVES_PER_GAME, rated_room};
 use crate::pace::Pacer;
 use crate::stats::Stats;
 
@@ -188,13 +188,7 @@ impl Match {
         let guest = 1 - host;
         self.relay(host, |id| ClientMsg::CreateRoom {
             id,
-            room: CreateRoom {
-                game,
-                opponent: OpponentRequest::Player {
-                    joining: JoiningRequest::Open,
-                },
-                time_per_move_s: (game == Game::Infinite).then_some(INFINITE_MOVE_S),
-            },
+            room: rated_room(game),
         })
         .await?;
         // A room id has six characters, like the server's.

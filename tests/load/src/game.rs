@@ -26,6 +26,18 @@ const MAX_MESSAGES_PER_WAIT: usize = 10_000;
 /// Infinite XO's time per move in the load rooms (the longest allowed; XO has a fixed 120 s).
 pub const INFINITE_MOVE_S: u8 = 30;
 
+/// The room every game slot creates: rated, open to anyone, [`INFINITE_MOVE_S`] per Infinite XO
+/// move.
+pub fn rated_room(game: Game) -> CreateRoom {
+    CreateRoom {
+        game,
+        opponent: OpponentRequest::Player {
+            joining: JoiningRequest::Open,
+        },
+        time_per_move_s: (game == Game::Infinite).then_some(INFINITE_MOVE_S),
+    }
+}
+
 /// The error category of a client error, for the report.
 pub fn category(e: &ClientError) -> String {
     match e {
@@ -262,13 +274,7 @@ async fn play_one<R: rand::Rng>(
     let (id, _) = host
         .send(|id| ClientMsg::CreateRoom {
             id,
-            room: CreateRoom {
-                game,
-                opponent: OpponentRequest::Player {
-                    joining: JoiningRequest::Open,
-                },
-                time_per_move_s: (game == Game::Infinite).then_some(INFINITE_MOVE_S),
-            },
+            room: rated_room(game),
         })
         .await?;
     let (room, _) = host.reply(stats, id).await?;
