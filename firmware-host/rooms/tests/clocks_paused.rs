@@ -10,22 +10,13 @@ use std::time::Duration;
 use common::*;
 use engine::{Game, Mark};
 use protocol::records::GameEnd;
-use protocol::{ClientMsg, CreateRoom, Event, Framing, JoiningRequest, OpponentRequest, ServerMsg};
+use protocol::{ClientMsg, CreateRoom, Event, JoiningRequest, OpponentRequest, ServerMsg};
 use rooms::{Hub, HubConfig, Identity};
 use tokio::io::DuplexStream;
 use tokio::time::Instant;
-use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::protocol::Role;
 
 async fn connect(hub: &Hub, who: Identity) -> Client<DuplexStream> {
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let hub = hub.clone();
-    tokio::spawn(async move {
-        let ws = WebSocketStream::from_raw_socket(server_io, Role::Server, None).await;
-        hub.serve(ws, who).await;
-    });
-    let ws = WebSocketStream::from_raw_socket(client_io, Role::Client, None).await;
-    let (mut c, _) = Client::start(ws, Framing::Text).await;
+    let mut c = connect_duplex(hub, who).await;
     c.wait = Duration::from_secs(3600);
     c
 }

@@ -11,23 +11,9 @@ use std::time::Duration;
 
 use common::*;
 use engine::Game;
-use protocol::{ClientMsg, CreateRoom, ErrorCode, Framing, OpponentRequest, ServerMsg};
-use rooms::{Hub, HubConfig, Identity};
+use protocol::{ClientMsg, CreateRoom, ErrorCode, OpponentRequest, ServerMsg};
+use rooms::{Hub, HubConfig};
 use tokio::io::DuplexStream;
-use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::protocol::Role;
-
-async fn connect(hub: &Hub, who: Identity) -> Client<DuplexStream> {
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    let hub = hub.clone();
-    tokio::spawn(async move {
-        let ws = WebSocketStream::from_raw_socket(server_io, Role::Server, None).await;
-        hub.serve(ws, who).await;
-    });
-    let ws = WebSocketStream::from_raw_socket(client_io, Role::Client, None).await;
-    let (c, _) = Client::start(ws, Framing::Text).await;
-    c
-}
 
 fn bot_room() -> CreateRoom {
     CreateRoom {
@@ -63,7 +49,7 @@ async fn rooms_nobody_views_make_way_and_rooms_in_use_are_refused_at_the_limit()
     let hub = Hub::start(Arc::new(MemoryStore::default()), config);
     // Twenty guests each open a bot game and leave it: the server never holds more than 8.
     for i in 0..20 {
-        let mut c = connect(&hub, guest(&format!("passer{i}"))).await;
+        let mut c = connect_duplex(&hub, guest(&format!("passer{i}"))).await;
         let created = create(&mut c).await;
         assert!(matches!(created, ServerMsg::Room { .. }), "{created:?}");
         c.ask(|id| ClientMsg::Close { id }).await;
@@ -72,7 +58,7 @@ async fn rooms_nobody_views_make_way_and_rooms_in_use_are_refused_at_the_limit()
     // Eight guests who stay in their rooms fill it; a ninth is refused, and told why.
     let mut stayers = Vec::new();
     for i in 0..8 {
-        let mut c = connect(&hub, guest(&format!("stayer{i}"))).await;
+        let mut c = connect_duplex(&hub, guest(&format!("stayer{i}"))).await;
         let created = create(&mut c).await;
         assert!(matches!(created, ServerMsg::Room { .. }), "{created:?}");
         stayers.push(c);
@@ -80,7 +66,7 @@ async fn rooms_nobody_views_make_way_and_rooms_in_use_are_refused_at_the_limit()
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(lobby_len(&hub).await, 8);
-    let mut late = connect(&hub, guest("late")).await;
+    let mut late = connect_duplex(&hub, guest("late")).await;
     let refused = create(&mut late).await;
     assert_eq!(error_code(&refused), ErrorCode::Unavailable);
     hub.shutdown().await;
@@ -89,7 +75,7 @@ async fn rooms_nobody_views_make_way_and_rooms_in_use_are_refused_at_the_limit()
 #[tokio::test]
 async fn one_creator_keeps_about_twenty_rooms() {
     let hub = Hub::start(Arc::new(MemoryStore::default()), HubConfig::default());
-    let mut kiosk = connect(&hub, guest("kiosk")).await;
+    let mut kiosk = connect_duplex(&hub, guest("kiosk")).await;
     for _ in 0..30 {
         let created = create(&mut kiosk).await;
         assert!(matches!(created, ServerMsg::Room { .. }), "{created:?}");
@@ -105,7 +91,7 @@ async fn one_creator_keeps_about_twenty_rooms() {
 #[tokio::test(start_paused = true)]
 async fn wrong_passcodes_lock_the_guesser_out_for_the_window() {
     let hub = Hub::start(Arc::new(MemoryStore::default()), HubConfig::default());
-    let mut host = connect(&hub, user(1, "host")).await;
+    let mut host = connect_duplex(&hub, user(1, "host")).await;
     host.wait = Duration::from_secs(3600);
     let created = host
         .ask(|id| ClientMsg::CreateRoom {
@@ -122,7 +108,7 @@ async fn wrong_passcodes_lock_the_guesser_out_for_the_window() {
         })
         .await;
     let room = room_of(&created).id.clone();
-    let mut guesser = connect(&hub, user(2, "guesser")).await;
+    let mut guesser = connect_duplex(&hub, user(2, "guesser")).await;
     guesser.wait = Duration::from_secs(3600);
     let join = |code: &str| {
         let room = room.clone();
@@ -144,7 +130,7 @@ async fn wrong_passcodes_lock_the_guesser_out_for_the_window() {
         "{locked:?}"
     );
     // Another player is not locked out (they just guess wrong).
-    let mut other = connect(&hub, user(3, "other")).await;
+    let mut other = connect_duplex(&hub, user(3, "other")).await;
     other.wait = Duration::from_secs(3600);
     let wrong = other.ask(join("9999")).await;
     assert!(

@@ -14,10 +14,11 @@ use engine::{Game, Mark};
 use futures_util::{SinkExt, StreamExt};
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
 use protocol::{ClientMsg, Frame, Framing, ServerMsg, decode_server};
-use rooms::{Account, Identity, Persistence, StoreError};
-use tokio::io::{AsyncRead, AsyncWrite};
+use rooms::{Account, Hub, Identity, Persistence, StoreError};
+use tokio::io::{AsyncRead, AsyncWrite, DuplexStream};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::Role;
 
 /// An in-memory store for tests of the rooms crate alone. Not durable, not the product's
 /// store; it applies E2 itself so tests can check rating changes end to end.
@@ -278,4 +279,17 @@ pub fn error_code(msg: &ServerMsg) -> protocol::ErrorCode {
         ServerMsg::Error { code, .. } => *code,
         other => panic!("expected an error, got {other:?}"),
     }
+}
+
+/// A client of `hub` over an in-memory pipe (no socket), served as `who`.
+pub async fn connect_duplex(hub: &Hub, who: Identity) -> Client<DuplexStream> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let hub = hub.clone();
+    tokio::spawn(async move {
+        let ws = WebSocketStream::from_raw_socket(server_io, Role::Server, None).await;
+        hub.serve(ws, who).await;
+    });
+    let ws = WebSocketStream::from_raw_socket(client_io, Role::Client, None).await;
+    let (c, _) = Client::start(ws, Framing::Text).await;
+    c
 }
