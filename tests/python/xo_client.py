@@ -266,12 +266,14 @@ async def bot_game(base):
     me = await Conn.open(base, http, "guest")
     check(me.hello["user"] is None, "a guest has no user id")
     await me.refused("move", "not_in_room", cell=4)
+    # An undecodable intent's error cannot echo its id.
+    await me.ws.send(json.dumps({"move": {"id": 77, "cell": "centre"}}))
+    error = await me.wait(lambda m: "error" in m, "the error for an undecodable intent")
+    check(error["error"]["code"] == "bad_frame" and error["error"]["id"] is None, f"{error}")
     await me.refused(
         "create_room", "sign_in_required", room={"game": "xo", "opponent": {"player": {}}}
     )
-    room = await me.ok(
-        "create_room", room={"game": "xo", "opponent": {"bot": {"difficulty": 100}}}
-    )
+    room = await me.ok("create_room", room={"game": "xo", "opponent": {"bot": {"difficulty": 100}}})
     check(room["kind"] == {"bot": {"difficulty": 100}}, f"kind {room['kind']}")
     check(room["phase"] == "playing" and room["you"]["seat"] == 0, "a bot game starts at once")
     check(room["seats"][0]["mark"] == "X", "the human plays X by default")
@@ -329,21 +331,34 @@ async def rated_game(base):
     omar_http, omar_id = register(base, omar_name)
     stranger = Http(base)
     stranger.expect_error(
-        "POST", "/api/register", 409, "username_taken",
+        "POST",
+        "/api/register",
+        409,
+        "username_taken",
         {"username": sara_name.upper(), "password": "password1"},
     )
     stranger.expect_error(
-        "POST", "/api/register", 400, "invalid_username", {"username": "a b", "password": "password1"}
+        "POST",
+        "/api/register",
+        400,
+        "invalid_username",
+        {"username": "a b", "password": "password1"},
     )
     stranger.expect_error(
-        "POST", "/api/login", 401, "bad_credentials", {"username": sara_name, "password": "wrong-one"}
+        "POST",
+        "/api/login",
+        401,
+        "bad_credentials",
+        {"username": sara_name, "password": "wrong-one"},
     )
     stranger.expect_error("GET", "/api/me", 401, "not_signed_in")
     stranger.expect_error("GET", "/api/leaderboard?game=chess", 400, "bad_game")
     stranger.expect_error("GET", "/api/users/nobody-here", 404, "unknown_user")
     # Signing in again gives a session too.
     omar_http = Http(base)
-    me = omar_http.expect("POST", "/api/login", 200, {"username": omar_name, "password": "password1"})
+    me = omar_http.expect(
+        "POST", "/api/login", 200, {"username": omar_name, "password": "password1"}
+    )
     check(me == {"id": omar_id, "username": omar_name}, f"login {me}")
 
     sara = await Conn.open(base, sara_http, "sara")
@@ -352,15 +367,24 @@ async def rated_game(base):
     check(sara.hello["user"] == sara_id and sara.hello["name"] == sara_name, f"hello {sara.hello}")
     await omar.ok("watch_lobby", reply="lobby")
 
-    room = await sara.ok("create_room", room={"game": "xo", "opponent": {"player": {"joining": "open"}}})
+    # A bot game in progress does not count as a seat (M3.4 is about online rooms).
+    bot = await sara.ok("create_room", room={"game": "xo", "opponent": {"bot": {}}})
+    check(bot["phase"] == "playing", "sara plays the bot")
+    room = await sara.ok(
+        "create_room", room={"game": "xo", "opponent": {"player": {"joining": "open"}}}
+    )
     rid = room["id"]
-    check(room["phase"] == "waiting" and room["you"]["host"] and room["you"]["seat"] == 0, "waiting room")
+    check(
+        room["phase"] == "waiting" and room["you"]["host"] and room["you"]["seat"] == 0,
+        "waiting room",
+    )
     check(room["seats"][0]["ready"], "the host is ready by default")
     await sara.refused(
         "create_room", "already_seated", room={"game": "xo", "opponent": {"player": {}}}
     )
     await omar.wait(
-        lambda m: "lobby" in m and any(r["id"] == rid and r["open_seat"] for r in m["lobby"]["rooms"]),
+        lambda m: "lobby" in m
+        and any(r["id"] == rid and r["open_seat"] for r in m["lobby"]["rooms"]),
         "a lobby update with the new room",
     )
     await omar.ok("unwatch_lobby", reply="pong")
@@ -376,7 +400,9 @@ async def rated_game(base):
     check(room["phase"] == "playing", "the game started")
     marks = {room["seats"][0]["mark"], room["seats"][1]["mark"]}
     check(marks == {"X", "O"}, f"marks {marks}")
-    check(room["per_move_ms"] == 120000 and room["clock"]["forfeit"], "XO online: two-minute forfeit")
+    check(
+        room["per_move_ms"] == 120000 and room["clock"]["forfeit"], "XO online: two-minute forfeit"
+    )
     host_mark = room["seats"][0]["mark"]
     x, o = (sara, omar) if host_mark == "X" else (omar, sara)
     x_id, o_id = (sara_id, omar_id) if x is sara else (omar_id, sara_id)
@@ -416,17 +442,23 @@ async def rated_game(base):
             f"ratings {result['ratings']}",
         )
         final = await conn.snapshot(lambda r: r["phase"] == "finished", "the finished snapshot")
-        check(final["result"]["rated"] and final["result"]["ratings"] == result["ratings"], "result")
+        check(
+            final["result"]["rated"] and final["result"]["ratings"] == result["ratings"], "result"
+        )
     await x.refused("move", "game_over", cell=5)
 
     for name in (sara_name, omar_name):
         profile = stranger.expect("GET", f"/api/users/{name}", 200)
         won = profile["id"] == x_id
-        check(profile["ratings"]["xo"] == (1216 if won else 1184), f"{name} rating {profile['ratings']}")
+        check(
+            profile["ratings"]["xo"] == (1216 if won else 1184),
+            f"{name} rating {profile['ratings']}",
+        )
         check(profile["ratings"]["infinite"] == 1200, "the other ladder is untouched")
         ladder = profile["ladders"]["xo"]
         check(
-            (ladder["wins"], ladder["losses"], ladder["games"]) == ((1, 0, 1) if won else (0, 1, 1)),
+            (ladder["wins"], ladder["losses"], ladder["games"])
+            == ((1, 0, 1) if won else (0, 1, 1)),
             f"{name} ladder {ladder}",
         )
         check(profile["points"] == (10 if won else 1), f"{name} points {profile['points']}")
@@ -435,8 +467,13 @@ async def rated_game(base):
     ranks = {p["id"]: p["rank"] for p in board["players"]}
     check(ranks[x_id] < ranks[o_id], f"the winner ranks above the loser: {board}")
     game = stranger.expect("GET", f"/api/games/{rid}", 200)
-    check(game["winner"] == "x" and game["rated"] and game["moves"] == [0, 3, 1, 4, 2], f"game {game}")
-    check([u["change"] for u in game["rating_updates"]] == [16, -16], f"updates {game['rating_updates']}")
+    check(
+        game["winner"] == "x" and game["rated"] and game["moves"] == [0, 3, 1, 4, 2], f"game {game}"
+    )
+    check(
+        [u["change"] for u in game["rating_updates"]] == [16, -16],
+        f"updates {game['rating_updates']}",
+    )
 
     left = await sara.ok("exit", reply="left")
     check(left["room"] == rid, "sara left the room")
