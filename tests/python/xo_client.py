@@ -236,6 +236,21 @@ class Conn:
 # ---- the checks ---------------------------------------------------------------------------
 
 
+async def server_info(base):
+    """The endpoints a client reads before it connects."""
+    http = Http(base)
+    config = http.expect("GET", "/api/config", 200)
+    check(config["protocol_version"] == 1, f"config {config}")
+    check(config["public_url"].startswith("http://"), f"public_url {config['public_url']}")
+    check("local_url" in config and "wifi" in config, f"config {config}")
+    check(http.cookies.get("xo_guest"), "any answer sets a guest cookie")
+    health = http.expect("GET", "/api/health", 200)
+    check(health["status"] == "ok" and health["rooms"] >= 0, f"health {health}")
+    check(isinstance(http.expect("GET", "/api/rooms", 200), list), "the lobby is a list")
+    http.expect_error("GET", "/api/nothing-here", 404, "not_found")
+    http.expect_error("POST", "/api/rooms", 405, "method_not_allowed")
+
+
 async def postcard_ping(base):
     """A ping in postcard gets a postcard pong; a postcard move without a room, its error."""
     http = Http(base)
@@ -485,6 +500,7 @@ async def rated_game(base):
 
 async def main(base):
     checks = [
+        ("server info over HTTP", server_info),
         ("postcard ping and error", postcard_ping),
         ("bot game to its end", bot_game),
         ("rated game between two accounts", rated_game),
