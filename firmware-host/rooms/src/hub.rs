@@ -113,6 +113,17 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Whether a stored game uses `id` (issue 10.4: a new room must not clash with an old
+    /// game, or its result could not be stored). One short read. When the store cannot be
+    /// read the id counts as free: room creation must not wait on a failing card, and a clash
+    /// among 31^6 ids is unlikely.
+    fn id_of_stored_game(&self, id: &str) -> bool {
+        self.store.room_id_taken_blocking(id).unwrap_or_else(|e| {
+            tracing::warn!(room = id, error = %e, "cannot check a new room id against stored games");
+            false
+        })
+    }
+
     pub(crate) fn now_ms(&self) -> u64 {
         u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
@@ -204,7 +215,7 @@ impl Shared {
         let mut rng = StdRng::from_rng(&mut rand::rng());
         let id = loop {
             let id = room_id(&mut rng);
-            if !self.lobby.contains(&id) {
+            if !self.lobby.contains(&id) && !self.id_of_stored_game(&id) {
                 break id;
             }
         };

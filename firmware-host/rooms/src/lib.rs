@@ -54,4 +54,4 @@ mod session;
 pub mod settings;
 
 pub use hub::{Hub, HubConfig, HubStats};
-pub use persistence::{Account, Identity, Persistence, StoreError};
+pub use persistence::{Account, Identity, Persistence, StoreError, StoreFuture};
