@@ -30,6 +30,8 @@ pub struct StorageHealth {
     pub state: StorageState,
     /// Why it is not `ok`, for people: the failing write's error, or the space left.
     pub reason: Option<String>,
+    /// The failure is a full card (no space left).
+    pub full: bool,
     pub free_bytes: Option<u64>,
     pub total_bytes: Option<u64>,
 }
@@ -115,6 +117,7 @@ impl Tracker {
         StorageHealth {
             state,
             reason,
+            full: matches!(self.failing, Some(StoreError::Full(_))),
             free_bytes: self.space.map(|s| s.0),
             total_bytes: self.space.map(|s| s.1),
         }

@@ -1,5 +1,6 @@
 //! The writer thread: group commits, the durability deadline, and healing after a failure.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -101,6 +102,9 @@ pub(super) struct Writer {
     /// While failing: when to try healing next.
     heal_due: Option<Instant>,
     space_due: Instant,
+    /// The room saves committed non-durably since the last durable commit, newest per room. A
+    /// reopen after a failure discards non-durable commits, so they are written again then.
+    unsynced: BTreeMap<String, Vec<u8>>,
 }
 
 impl Writer {
@@ -111,6 +115,7 @@ impl Writer {
             needs_reopen: false,
             heal_due: None,
             space_due: Instant::now(),
+            unsynced: BTreeMap::new(),
         }
     }
 
@@ -180,6 +185,35 @@ impl Writer {
         if self.needs_reopen {
             self.core.reopen()?;
             self.needs_reopen = false;
+            let db = self.core.db()?;
+            if !self.unsynced.is_empty() {
+                let saves = std::mem::take(&mut self.unsynced);
+                let written = durable_commit(&db, |txn| {
+                    for (id, state) in &saves {
+                        apply(
+                            txn,
+                            &Op::SaveRoom {
+                                id: id.clone(),
+                                state: state.clone(),
+                            },
+                        )?;
+                    }
+                    Ok(())
+                });
+                match written {
+                    Ok(()) => tracing::info!(
+                        rooms = saves.len(),
+                        "room saves written again after reopening"
+                    ),
+                    Err(e) if e.is_unavailable() => {
+                        self.unsynced = saves;
+                        self.needs_reopen = true;
+                        return Err(e);
+                    }
+                    Err(e) => tracing::error!(error = %e, "room saves lost after reopening"),
+                }
+            }
+            return Ok(db);
         }
         self.core.db()
     }
@@ -197,6 +231,7 @@ impl Writer {
     fn succeeded(&mut self, durable: bool) {
         if durable {
             self.flush_due = None;
+            self.unsynced.clear();
         } else if self.flush_due.is_none() {
             self.flush_due = Some(Instant::now() + DURABLE_WITHIN);
         }
@@ -217,8 +252,22 @@ impl Writer {
             }
         };
         let durable = batch.iter().any(|(op, _)| op.durable());
-        match commit_batch(&db, batch, durable) {
-            Ok(()) => self.succeeded(durable),
+        let saves: Vec<(String, Vec<u8>)> = if durable {
+            Vec::new()
+        } else {
+            batch
+                .iter()
+                .filter_map(|(op, _)| match op {
+                    Op::SaveRoom { id, state } => Some((id.clone(), state.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        match commit_batch(&self.core, &db, batch, durable) {
+            Ok(()) => {
+                self.unsynced.extend(saves);
+                self.succeeded(durable);
+            }
             Err(e) => self.failed(&e),
         }
     }
@@ -277,11 +326,18 @@ fn durable_commit(
 /// transaction fails for what one write holds, each request is retried alone so one bad write
 /// cannot sink the others; when the card fails, every request gets that error. Returns the
 /// card's failure, if any.
-fn commit_batch(db: &Database, batch: Vec<(Op, Reply)>, durable: bool) -> Result<(), StoreError> {
+fn commit_batch(
+    core: &Core,
+    db: &Database,
+    batch: Vec<(Op, Reply)>,
+    durable: bool,
+) -> Result<(), StoreError> {
     let size = batch.len();
     match apply_all(db, &batch, durable) {
         Ok(outcomes) => {
             tracing::trace!(size, durable, "group commit");
+            // Before the answers, so that a caller who looks at the health next sees it.
+            core.set_working();
             for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
                 // A caller that stopped waiting does not need the answer.
                 let _ignored = reply.send(Ok(outcome));
@@ -290,6 +346,9 @@ fn commit_batch(db: &Database, batch: Vec<(Op, Reply)>, durable: bool) -> Result
         }
         Err(e) if size == 1 || e.is_unavailable() => {
             tracing::error!(error = %e, size, "store write failed");
+            if e.is_unavailable() {
+                core.set_failing(&e);
+            }
             for (_, reply) in batch {
                 let _ignored = reply.send(Err(e.clone()));
             }
@@ -300,7 +359,7 @@ fn commit_batch(db: &Database, batch: Vec<(Op, Reply)>, durable: bool) -> Result
             let mut failure = Ok(());
             for (op, reply) in batch {
                 let durable = op.durable();
-                if let Err(e) = commit_batch(db, vec![(op, reply)], durable) {
+                if let Err(e) = commit_batch(core, db, vec![(op, reply)], durable) {
                     failure = Err(e);
                 }
             }
