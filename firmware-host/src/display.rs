@@ -52,7 +52,7 @@ pub fn current_status(app: &App) -> Status {
     let stats = app.hub.stats();
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Status {
-        address: app.public_url.clone(),
+        address: app.public_url.current().public_url,
         players_online: count(stats.players_online),
         rooms_waiting: count(stats.rooms_waiting),
         rooms_playing: count(stats.rooms_playing),

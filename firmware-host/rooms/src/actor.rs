@@ -11,71 +11,21 @@ use protocol::records::{FinishedGame, RatingUpdate, UserId};
 use protocol::{CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, ServerMsg};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 
-use crate::hub::Shared;
+use crate::handle::{Outbox, RoomHandle, RoomMsg};
 use crate::persistence::Persistence;
 use crate::room::{Audience, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
-
-/// Where a connection's outgoing messages go. Bounded: a connection that does not keep up is
-/// dropped from the room rather than slowing it down.
-pub(crate) type Outbox = mpsc::Sender<ServerMsg>;
-
-/// What a room task receives.
-pub(crate) enum RoomMsg {
-    /// An intent from a connection, with that connection's outbox (kept when the intent makes
-    /// it a viewer).
-    Intent {
-        member: Member,
-        intent: Intent,
-        id: Option<RequestId>,
-        outbox: Outbox,
-    },
-    /// A connection closed or switched to another room.
-    Disconnect { conn: ConnId },
-    /// M3.4: the player moved to room `to`; reopen their waiting seat here.
-    Vacate { user: UserId, to: RoomId },
-    /// Save and stop; answer when saved.
-    Shutdown { done: oneshot::Sender<()> },
-    /// Its creator has many rooms open: close now if nobody views it and it is not an online
-    /// game waiting or in progress (as the idle timeout would later).
-    CloseIfIdle,
-}
-
-/// A room task's address.
-#[derive(Clone)]
-pub(crate) struct RoomHandle {
-    pub(crate) id: RoomId,
-    tx: mpsc::Sender<RoomMsg>,
-}
-
-impl RoomHandle {
-    /// Sends a message; `false` when the room has closed.
-    pub(crate) async fn send(&self, msg: RoomMsg) -> bool {
-        self.tx.send(msg).await.is_ok()
-    }
-
-    /// Sends without waiting, for rooms messaging rooms (which must never wait on each
-    /// other); `false` when the room has closed or its queue is full.
-    pub(crate) fn try_send(&self, msg: RoomMsg) -> bool {
-        self.tx.try_send(msg).is_ok()
-    }
-}
-
-/// How many messages a room queues before senders wait.
-const ROOM_QUEUE: usize = 256;
+use crate::shared::{Shared, wall_ms};
 
 /// Starts the task for `room`, carrying out `initial` effects first (the bot's opening move,
 /// the first clock, loading ratings), and registers it in the lobby.
-pub(crate) fn spawn(room: Room, initial: Vec<Effect>, shared: Arc<Shared>) -> RoomHandle {
-    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    let handle = RoomHandle {
-        id: room.id().to_owned(),
-        tx,
-    };
+pub(crate) fn spawn(mut room: Room, initial: Vec<Effect>, shared: Arc<Shared>) -> RoomHandle {
+    room.set_passcode_limits(shared.config.passcode_limits());
+    let (handle, rx) = RoomHandle::new(room.id().to_owned());
     shared
         .lobby
         .insert(handle.clone(), room.summary(), room.host().clone());
@@ -134,66 +84,6 @@ struct Actor {
     outboxes: HashMap<ConnId, (PlayerKey, Outbox)>,
     saver: watch::Sender<SaveOp>,
     closed: bool,
-    passcodes: PasscodeThrottle,
-}
-
-/// Wrong passcodes tried in one room (M3.3), so that four digits cannot be guessed at the
-/// message rate: per player and for the whole room, the times (room milliseconds) of the
-/// failures still inside the window.
-#[derive(Default)]
-struct PasscodeThrottle {
-    per_user: HashMap<UserId, VecDeque<u64>>,
-    room: VecDeque<u64>,
-}
-
-impl PasscodeThrottle {
-    fn forget_old(times: &mut VecDeque<u64>, now_ms: u64, window_ms: u64) {
-        while times
-            .front()
-            .is_some_and(|&t| now_ms.saturating_sub(t) >= window_ms)
-        {
-            times.pop_front();
-        }
-    }
-
-    /// How long `user` must wait before trying again, if locked out.
-    fn locked(&mut self, user: UserId, now_ms: u64, config: &crate::hub::HubConfig) -> Option<u64> {
-        let window_ms = u64::try_from(config.passcode_window.as_millis()).unwrap_or(u64::MAX);
-        let mut wait = None;
-        Self::forget_old(&mut self.room, now_ms, window_ms);
-        if self.room.len() >= config.passcode_attempts_per_room {
-            wait = self.room.front().map(|&t| t + window_ms - now_ms);
-        }
-        if let Some(times) = self.per_user.get_mut(&user) {
-            Self::forget_old(times, now_ms, window_ms);
-            if times.len() >= config.passcode_attempts {
-                let mine = times.front().map(|&t| t + window_ms - now_ms);
-                wait = wait.max(mine);
-            }
-        }
-        wait
-    }
-
-    fn failed(&mut self, user: UserId, now_ms: u64, config: &crate::hub::HubConfig) {
-        // Bounded: the per-user lists are trimmed to the limit, and players who leave the
-        // window are forgotten when the map grows.
-        if self.per_user.len() > 1000 {
-            let window_ms = u64::try_from(config.passcode_window.as_millis()).unwrap_or(u64::MAX);
-            self.per_user.retain(|_, t| {
-                t.back()
-                    .is_some_and(|&t| now_ms.saturating_sub(t) < window_ms)
-            });
-        }
-        let times = self.per_user.entry(user).or_default();
-        times.push_back(now_ms);
-        while times.len() > config.passcode_attempts {
-            times.pop_front();
-        }
-        self.room.push_back(now_ms);
-        while self.room.len() > config.passcode_attempts_per_room {
-            self.room.pop_front();
-        }
-    }
 }
 
 async fn run(
@@ -210,7 +100,6 @@ async fn run(
         outboxes: HashMap::new(),
         saver,
         closed: false,
-        passcodes: PasscodeThrottle::default(),
     };
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
@@ -297,12 +186,6 @@ async fn run(
     }
 }
 
-pub(crate) fn wall_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 impl Actor {
     async fn intent(
         &mut self,
@@ -312,28 +195,6 @@ impl Actor {
         outbox: Outbox,
     ) {
         let now_ms = self.shared.now_ms();
-        // M3.3: a wrong passcode is refused; too many in a row lock the guesser out for a while.
-        let passcode_user = match &intent {
-            Intent::Join {
-                passcode: Some(_), ..
-            } => member.user(),
-            _ => None,
-        };
-        if let Some(user) = passcode_user
-            && let Some(wait_ms) = self.passcodes.locked(user, now_ms, &self.shared.config)
-        {
-            let secs = wait_ms.div_ceil(1000).max(1);
-            tracing::warn!(room = %self.room.id(), user, retry_after_s = secs, "passcode refused: too many wrong passcodes");
-            deliver(
-                &outbox,
-                ServerMsg::Error {
-                    id,
-                    code: ErrorCode::WrongPasscode,
-                    message: format!("too many wrong passcodes; try again in {secs} s"),
-                },
-            );
-            return;
-        }
         let mut seats = self.shared.seats.clone();
         let result = self.room.apply(
             &member,
@@ -369,11 +230,9 @@ impl Actor {
                 }
             }
             Err(refusal) => {
-                if let Some(user) = passcode_user
-                    && refusal.code == ErrorCode::WrongPasscode
-                {
-                    self.passcodes.failed(user, now_ms, &self.shared.config);
-                    tracing::info!(room = %self.room.id(), user, "wrong passcode");
+                if refusal.code == ErrorCode::WrongPasscode {
+                    // Logged at info: a run of these is someone guessing (M3.3).
+                    tracing::info!(room = %self.room.id(), user = ?member.user(), message = %refusal.message, "passcode refused");
                 }
                 // Bad input: the sender alone is told; the room is unchanged. Refusals are
                 // ordinary (a tap out of turn), so they are logged at debug level only.

@@ -16,10 +16,11 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
-use crate::actor::{RoomHandle, RoomMsg};
-use crate::hub::Shared;
+use crate::create::create;
+use crate::handle::{RoomHandle, RoomMsg};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
+use crate::shared::Shared;
 
 /// A token bucket: `rate` messages per second sustained, `burst` at once.
 #[derive(Debug)]
@@ -346,7 +347,7 @@ where
                 return;
             }
             ClientMsg::CreateRoom { id, room } => {
-                match self.shared.create(&self.member, &room) {
+                match create(&self.shared, &self.member, &room) {
                     Ok(handle) => {
                         self.switch(Some(handle)).await;
                         self.forward(Intent::Open, id).await;
