@@ -114,7 +114,7 @@ pub fn hash_password_blocking(password: &str) -> Result<String, StoreError> {
     hasher()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| StoreError(format!("hashing a password: {e}")))
+        .map_err(|e| StoreError::Internal(format!("hashing a password: {e}")))
 }
 
 /// Whether `password` matches the PHC string. Slow by design: call on `spawn_blocking`.
@@ -230,7 +230,13 @@ pub fn identity_from_headers_blocking(
     let guest_id = cookie(headers, GUEST_COOKIE)
         .filter(|id| valid_guest_id(id))
         .map_or_else(new_guest_id, str::to_owned);
-    Ok(Identity { account, guest_id })
+    // The http helper fills `session` and `device` (issue 11.2, 11.5).
+    Ok(Identity {
+        account,
+        guest_id,
+        session: None,
+        device: None,
+    })
 }
 
 /// Failed attempts allowed per client address within [`THROTTLE_WINDOW`].

@@ -7,7 +7,9 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use status_display::{Backend, Display, Status};
+use status_display::{Backend, Display, Status, StorageWarning};
+
+use crate::store::{StorageHealth, StorageState};
 
 use crate::server::App;
 
@@ -55,6 +57,17 @@ pub fn current_status(app: &App) -> Status {
         rooms_waiting: count(stats.rooms_waiting),
         rooms_playing: count(stats.rooms_playing),
         uptime_s: app.started.elapsed().as_secs(),
+        storage: storage_warning(&app.store.health()),
+    }
+}
+
+/// What the screen says about the card (the same state as `/api/health`).
+fn storage_warning(health: &StorageHealth) -> Option<StorageWarning> {
+    match health.state {
+        StorageState::Ok => None,
+        StorageState::NearlyFull => Some(StorageWarning::NearlyFull),
+        StorageState::Failing if health.full => Some(StorageWarning::Full),
+        StorageState::Failing => Some(StorageWarning::Failing),
     }
 }
 

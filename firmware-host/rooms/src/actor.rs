@@ -55,8 +55,8 @@ enum SaveOp {
     Delete,
 }
 
-/// A room's writer of its saved state: one at a time, in order, coalescing bursts, on the
-/// blocking pool (redb blocks).
+/// A room's writer of its saved state: one at a time, in order, coalescing bursts; the
+/// store's writer answers each when its commit is done.
 fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp>, JoinHandle<()>) {
     let (tx, mut rx) = watch::channel(SaveOp::Idle);
     let task = tokio::spawn(async move {
@@ -64,18 +64,13 @@ fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp
         // last state is written before the loop ends.
         while rx.changed().await.is_ok() {
             let op = rx.borrow_and_update().clone();
-            let store = store.clone();
-            let key = id.clone();
-            let result = tokio::task::spawn_blocking(move || match op {
+            let result = match op {
                 SaveOp::Idle => Ok(()),
-                SaveOp::Save(bytes) => store.save_room_blocking(&key, &bytes),
-                SaveOp::Delete => store.delete_room_blocking(&key),
-            })
-            .await;
-            match result {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::error!(room = %id, error = %e, "saving room failed"),
-                Err(e) => tracing::error!(room = %id, error = %e, "saving room panicked"),
+                SaveOp::Save(bytes) => store.save_room(&id, bytes.to_vec()).await,
+                SaveOp::Delete => store.delete_room(&id).await,
+            };
+            if let Err(e) = result {
+                tracing::error!(room = %id, error = %e, "saving room failed");
             }
         }
     });
@@ -124,8 +119,14 @@ async fn run(
                 let Some(msg) = msg else { break };
                 let was_viewed = !actor.room.is_empty();
                 match msg {
-                    RoomMsg::Intent { member, intent, id, outbox } => {
+                    RoomMsg::Intent { member, intent, id, outbox, accepted } => {
+                        let conn = member.conn;
                         actor.intent(member, intent, id, outbox).await;
+                        if let Some(accepted) = accepted {
+                            let viewing = !actor.closed && actor.outboxes.contains_key(&conn);
+                            // The session may have gone meanwhile; then nobody asks.
+                            accepted.send(viewing).ok();
+                        }
                     }
                     RoomMsg::Disconnect { conn } => {
                         actor.outboxes.remove(&conn);
@@ -179,6 +180,26 @@ async fn run(
                 reason: CloseReason::Shutdown,
             }))
         });
+    }
+    // No intent is dropped unanswered: new sends now fail (the session answers `room_closed`),
+    // and what is already queued is answered here.
+    rx.close();
+    while let Ok(msg) = rx.try_recv() {
+        match msg {
+            RoomMsg::Intent { id, outbox, .. } => {
+                let (code, message) = if actor.closed {
+                    (ErrorCode::RoomClosed, "the room has closed")
+                } else {
+                    (ErrorCode::Unavailable, "the server is shutting down")
+                };
+                deliver(&outbox, ServerMsg::error(id, code, message));
+            }
+            RoomMsg::Shutdown { done } => {
+                // Closed rooms are deleted, not saved; the hub only waits.
+                done.send(()).ok();
+            }
+            RoomMsg::Disconnect { .. } | RoomMsg::Vacate { .. } | RoomMsg::CloseIfIdle => {}
+        }
     }
     // Dropping the sender lets the saver write its last state and stop.
     drop(actor.saver);
@@ -272,12 +293,21 @@ impl Actor {
         while let Some(effect) = queue.pop_front() {
             match effect {
                 Effect::Changed => changed = true,
-                Effect::Event { to, event } => {
-                    self.broadcast(|key| match &to {
-                        Audience::All => Some(ServerMsg::Event(event.clone())),
-                        Audience::Person(p) if p == key => Some(ServerMsg::Event(event.clone())),
-                        Audience::Person(_) => None,
-                    });
+                Effect::Event {
+                    to: Audience::All,
+                    event,
+                } => {
+                    self.broadcast(|_| Some(ServerMsg::Event(event.clone())));
+                }
+                // An event for one person reaches every connection of theirs, whatever room it
+                // views (a player moved to another room, M3.4, views that one).
+                Effect::Event {
+                    to: Audience::Person(key),
+                    event,
+                } => {
+                    self.shared
+                        .conns
+                        .send_to_person(&key, &ServerMsg::Event(event));
                 }
                 Effect::Hint { conn, cell } => {
                     if let Some((_, outbox)) = self.outboxes.get(&conn) {
@@ -432,17 +462,11 @@ impl Actor {
     /// Stores a finished game, retrying a few times; the rating updates, or `None` if it
     /// could not be stored.
     async fn commit(&self, game: FinishedGame) -> Option<Vec<RatingUpdate>> {
-        let game = Arc::new(game);
         for attempt in 0..3u32 {
-            let store = self.shared.store.clone();
-            let g = game.clone();
-            match tokio::task::spawn_blocking(move || store.commit_game_blocking(&g)).await {
-                Ok(Ok(updates)) => return Some(updates),
-                Ok(Err(e)) => {
-                    tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
-                }
+            match self.shared.store.commit_game(&game).await {
+                Ok(updates) => return Some(updates),
                 Err(e) => {
-                    tracing::error!(room = %game.id, attempt, error = %e, "storing result panicked");
+                    tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
                 }
             }
             tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt + 1))).await;

@@ -71,7 +71,7 @@ pub(crate) fn create(
     let mut rng = StdRng::from_rng(&mut rand::rng());
     let id = loop {
         let id = room_id(&mut rng);
-        if !shared.lobby.contains(&id) {
+        if !shared.lobby.contains(&id) && !id_of_stored_game(shared, &id) {
             break id;
         }
     };
@@ -95,6 +95,20 @@ pub(crate) fn create(
     let fx = room.resume(&mut ctx);
     tracing::info!(room = %room.id(), game = %room.settings().game, "room created");
     Ok(actor::spawn(room, fx, shared.clone()))
+}
+
+/// Whether a stored game uses `id` (issue 10.4: a new room must not clash with an old game, or
+/// its result could not be stored). One short read. When the store cannot be read the id counts
+/// as free: room creation must not wait on a failing card, and a clash among 31^6 ids is
+/// unlikely.
+fn id_of_stored_game(shared: &Shared, id: &str) -> bool {
+    shared
+        .store
+        .room_id_taken_blocking(id)
+        .unwrap_or_else(|e| {
+            tracing::warn!(room = id, error = %e, "cannot check a new room id against stored games");
+            false
+        })
 }
 
 /// A short id that is easy to read aloud and type: no 0/o, 1/l/i.
