@@ -51,6 +51,9 @@ class Http:
 
     def call(self, method, path, body=None):
         """Returns (status, parsed JSON body, headers)."""
+        # State-changing requests are JSON, even when they carry nothing (`{}`).
+        if body is None and method == "POST":
+            body = {}
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.base + path, data=data, method=method)
         if data is not None:
