@@ -107,6 +107,16 @@ async fn mv(c: &mut Client, cell: u8) -> Option<RequestId> {
     send(c, ClientMsg::Move { id: None, cell }).await
 }
 
+/// The lobby list as this connection is shown it.
+async fn lobby_rows(c: &mut Client) -> Vec<protocol::RoomSummary> {
+    let id = send(c, ClientMsg::WatchLobby { id: None }).await;
+    until(c, "the lobby", |m| match m {
+        ServerMsg::Lobby { id: got, rooms } if *got == id => Some(rooms.clone()),
+        _ => None,
+    })
+    .await
+}
+
 /// Signed-in clients, registered one after another.
 async fn players<const N: usize>(s: &TestServer, names: [&str; N]) -> [Client; N] {
     let mut out = Vec::new();
@@ -353,4 +363,51 @@ async fn xo_snapshot_lists_marks_in_play_order() {
     assert_eq!(moves, vec![8, 0, 5, 1, 2]);
     let x_from_moves: Vec<u8> = moves.iter().step_by(2).copied().collect();
     assert_eq!(finished.x, x_from_moves, "snapshot and stored game agree");
+}
+
+/// Issue 11.6, M3.5: a kick banned only the account, so the kicked person could watch again
+/// signed out in the same browser (the same guest cookie). Issue 11.7: the lobby offered them
+/// the room anyway.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kicked_person_signed_out_in_the_same_browser_is_refused() {
+    let s = TestServer::start().await;
+    let browser = "xo_guest=0123456789abcdef0123456789abcdef";
+    let carol_cookie = s.register("carol", "password-123").await;
+    let bob_cookie = s.register("bob", "password-123").await;
+    let mut carol = connect(&s, Some(&carol_cookie)).await;
+    let mut bob = connect(&s, Some(&format!("{bob_cookie}; {browser}"))).await;
+    let room = create(&mut carol, Game::Xo, online(JoiningRequest::Open))
+        .await
+        .id;
+    let id = join(&mut bob, &room, None).await;
+    snapshot(&mut bob, id, "bob seated").await;
+    let id = send(&mut carol, ClientMsg::Kick { id: None }).await;
+    snapshot(&mut carol, id, "carol kicks bob").await;
+
+    // Bob signs out; the browser keeps its guest cookie.
+    let mut signed_out = connect(&s, Some(browser)).await;
+    assert_eq!(signed_out.user, None, "a guest now");
+    let id = send(
+        &mut signed_out,
+        ClientMsg::Open {
+            id: None,
+            room: room.clone(),
+        },
+    )
+    .await;
+    assert_eq!(
+        refusal(&mut signed_out, id, "open after the kick").await,
+        ErrorCode::Kicked
+    );
+    let rows = lobby_rows(&mut signed_out).await;
+    assert!(
+        rows.iter().all(|r| r.id != room),
+        "the kicked browser is not offered the room"
+    );
+    // Someone else's browser sees it and may watch.
+    let mut stranger = connect(&s, None).await;
+    let rows = lobby_rows(&mut stranger).await;
+    assert!(rows.iter().any(|r| r.id == room));
+    let id = send(&mut stranger, ClientMsg::Open { id: None, room }).await;
+    snapshot(&mut stranger, id, "a stranger watches").await;
 }

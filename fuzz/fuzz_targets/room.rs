@@ -127,11 +127,15 @@ fn people() -> Vec<Member> {
         conn,
         key: PlayerKey::User(id),
         name: format!("user{id}"),
+        guest_id: format!("g{id}"),
+        device: Some(format!("d{id}")),
     };
     let guest = |conn: ConnId, id: &str| Member {
         conn,
         key: PlayerKey::Guest(id.to_owned()),
         name: rooms::room::guest_name(id),
+        guest_id: id.to_owned(),
+        device: None,
     };
     vec![
         user(1, 1),

@@ -17,6 +17,7 @@ use tokio::time::{Instant, sleep_until};
 
 use crate::handle::{Outbox, RoomHandle, RoomMsg};
 use crate::persistence::Persistence;
+use crate::room::passcode;
 use crate::room::{Audience, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
 use crate::shared::{Shared, wall_ms};
@@ -262,8 +263,12 @@ impl Actor {
             }
             Err(refusal) => {
                 if refusal.code == ErrorCode::WrongPasscode {
-                    // Logged at info: a run of these is someone guessing (M3.3).
-                    tracing::info!(room = %self.room.id(), user = ?member.user(), message = %refusal.message, "passcode refused");
+                    // A run of these is someone guessing (M3.3).
+                    if refusal.message.starts_with(passcode::LOCKED_OUT) {
+                        tracing::warn!(room = %self.room.id(), user = ?member.user(), "passcode refused: too many wrong passcodes");
+                    } else {
+                        tracing::info!(room = %self.room.id(), user = ?member.user(), "wrong passcode");
+                    }
                 }
                 // Bad input: the sender alone is told; the room is unchanged. Refusals are
                 // ordinary (a tap out of turn), so they are logged at debug level only.
@@ -434,7 +439,9 @@ impl Actor {
         for conn in dead {
             self.drop_conn(conn);
         }
-        self.shared.lobby.update(self.room.summary());
+        self.shared
+            .lobby
+            .update(self.room.summary(), self.room.bans());
         let op = match self.room.phase() {
             // A finished game is in the games table; its room is no longer restored.
             Phase::Finished => SaveOp::Delete,

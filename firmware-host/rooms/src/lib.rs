@@ -40,7 +40,7 @@
 //! | M3.3 wrong-passcode throttle | `room/passcode.rs` |
 //! | M3.3 passcode only to the host | `room/view.rs` |
 //! | M3.4 one seat per player | `seats.rs`; claimed in `create.rs` and `room/seating.rs` (`seat_guest`, `start`, `vacate`) |
-//! | M3.5 kick | `room/seating.rs` (`kick`); refused views in `room/errors.rs` |
+//! | M3.5 kick, banning account, browser and device | `room/seating.rs` (`kick`), `room/bans.rs`; refused views in `room/errors.rs`; rows hidden in `lobby.rs` |
 //! | M3.6 ready, start, marks at random | `room/seating.rs` (`ready`, `start`) |
 //! | M3.7 clocks | `room/clock.rs`; the timer in `actor.rs` |
 //! | M3.8 draw offers | `room/offers.rs`; withdrawn by a move in `room/play.rs` |
@@ -51,6 +51,7 @@
 //! | P3 open rooms survive a restart | `saved.rs`; written by the saver in `actor.rs`, restored in `hub.rs` |
 //! | Bad input: which refusal wins | `room/errors.rs` |
 //! | Bad input: frames, sizes, rates, hello | `session.rs` (limits in `config.rs`) |
+//! | S3 sessions ended on open WebSockets | `conns.rs`, `hub.rs` (`end_session`, `end_user_sessions`), `session.rs` (close 4001) |
 //! | S4 room limits per host and server | `create.rs` |
 //!
 //! # Rules an outside client asks about
@@ -91,7 +92,13 @@
 //!     },
 //!     false, // a guest may play the bot
 //! )?;
-//! let me = Member { conn: 1, key: PlayerKey::Guest("kiosk".into()), name: "Guest".into() };
+//! let me = Member {
+//!     conn: 1,
+//!     key: PlayerKey::Guest("kiosk".into()),
+//!     name: "Guest".into(),
+//!     guest_id: "kiosk".into(),
+//!     device: None,
+//! };
 //! let mut rng = rand::rngs::StdRng::seed_from_u64(1);
 //! let mut seats = Seats::default();
 //! let mut ctx = Ctx { now_ms: 0, wall_ms: 0, rng: &mut rng, seats: &mut seats };

@@ -174,7 +174,7 @@ where
                 if changed.is_err() {
                     continue;
                 }
-                let rooms = s.shared.lobby.list();
+                let rooms = s.shared.lobby.list_for(&s.member);
                 if !s.send(ServerMsg::Lobby { id: None, rooms }).await {
                     break;
                 }
@@ -359,7 +359,7 @@ where
             }
             ClientMsg::WatchLobby { id } => {
                 self.watching_lobby = true;
-                let rooms = self.shared.lobby.list();
+                let rooms = self.shared.lobby.list_for(&self.member);
                 self.send(ServerMsg::Lobby { id, rooms }).await;
                 return;
             }

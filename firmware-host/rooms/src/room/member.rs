@@ -22,6 +22,10 @@ pub struct Member {
     pub key: PlayerKey,
     /// The name shown for this person.
     pub name: String,
+    /// The browser's anonymous id (the guest cookie), signed in or not: a kick bans it too.
+    pub guest_id: String,
+    /// The browser's device token, if it has one: a kick bans it too (M3.5).
+    pub device: Option<String>,
 }
 
 impl Member {
@@ -31,11 +35,15 @@ impl Member {
                 conn,
                 key: PlayerKey::User(account.id),
                 name: account.name.clone(),
+                guest_id: identity.guest_id.clone(),
+                device: identity.device.clone(),
             },
             None => Member {
                 conn,
                 key: PlayerKey::Guest(identity.guest_id.clone()),
                 name: guest_name(&identity.guest_id),
+                guest_id: identity.guest_id.clone(),
+                device: identity.device.clone(),
             },
         }
     }
