@@ -511,7 +511,8 @@ impl World {
                     assert_ne!(from, to);
                     self.vacates.push_back((user, from, to));
                 }
-                Effect::Close(_) => {
+                // The next game (M3.12) is a new room; this one closes as with `Close`.
+                Effect::Close(_) | Effect::NextGame => {
                     let id = live.room.id().to_owned();
                     self.seats.release_room(&id);
                     self.slots[slot] = None;

@@ -46,6 +46,9 @@
 //! | M3.8 draw offers | `room/offers.rs`; withdrawn by a move in `room/play.rs` |
 //! | M3.10 presence, idle rooms | `room/seating.rs` (`open`, `disconnect`), `room/view.rs` (`present`); idle close in `actor.rs` |
 //! | M4 spectators | `room/seating.rs` (`open`), `room/view.rs` (count, what they see), `room/errors.rs` (what they may not do) |
+//! | M3.12 play again, rematch (spectators follow) | `room/rematch.rs`; the new room and the move of every viewer in `actor.rs` (`next_game`), followed in `session.rs` |
+//! | Abandoned bot and local games end (`unviewed_game_close`) | `actor.rs` (idle timer), `config.rs` |
+//! | U6 names as kinds the client words | `room/occupant.rs`, `room/member.rs` (`name_kind`) |
 //! | E2, E3 rated results, P3 stored before announced | `room/result.rs`; the store call in `actor.rs` |
 //! | E4 ELO preview | `room/view.rs` |
 //! | P3 open rooms survive a restart | `saved.rs`; written by the saver in `actor.rs`, restored in `hub.rs` |
@@ -72,6 +75,14 @@
 //! - **Every intent is answered**: a snapshot (with the intent's `id`), `left`, `hint` or an
 //!   error; one sent to a room that is closing is answered `room_closed` (`actor.rs`).
 //! - **Marks in snapshots** (`x`, `o`) are in play order, oldest first, in both games.
+//! - **Names the server makes** are sent as kinds (`protocol::Name`: account, guest with a tag,
+//!   bot with its difficulty, local name) beside the old English strings.
+//! - **Play again / rematch** (M3.12): `play_again` (bot, local: the device's person, after the
+//!   end), `offer_rematch` / `answer_rematch` (online: seated players, after the end; one offer
+//!   each per game; offering while the opponent's offer is pending accepts it). The next game is
+//!   a new room; every viewer of the old one gets `next_room` and the new room's snapshot, and
+//!   the new room is their current room. A bot or local game nobody views ends after
+//!   `HubConfig::unviewed_game_close` (60 s).
 //! - **Sign-out** (S3): a WebSocket whose sign-in session ends gets the error `signed_out` and a
 //!   close frame with code 4001 `signed_out` (`Hub::end_session`, `Hub::end_user_sessions`).
 //!

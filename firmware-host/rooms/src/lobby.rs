@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use protocol::{Phase, RoomId, RoomKind, RoomSummary};
+use rand::seq::IndexedRandom;
 use tokio::sync::watch;
 
 use crate::handle::RoomHandle;
@@ -57,6 +58,19 @@ impl Lobby {
 
     pub(crate) fn contains(&self, id: &str) -> bool {
         self.lock().by_id.contains_key(id)
+    }
+
+    /// An id no open room has: short and easy to read aloud and type (no 0/o, 1/l/i).
+    pub(crate) fn fresh_id<R: rand::Rng>(&self, rng: &mut R) -> RoomId {
+        const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+        loop {
+            let id: String = (0..6)
+                .map(|_| char::from(*ALPHABET.choose(rng).expect("the alphabet is not empty")))
+                .collect();
+            if !self.contains(&id) {
+                return id;
+            }
+        }
     }
 
     /// Rooms open in all, and those of them `host` created.

@@ -123,6 +123,8 @@ impl Room {
             clock: None,
             draw_offer: s.draw_offer,
             last_offer: s.last_offer.map(|o| o.map(|n| n as usize)),
+            rematch_offer: None,
+            rematch_offered: [false, false],
             requests: s.requests,
             kicked: Bans {
                 keys: s.kicked.into_iter().collect::<BTreeSet<_>>(),

@@ -4,8 +4,8 @@
 pub(super) use engine::{Cell, Game, Mark};
 pub(super) use protocol::records::{FinishedGame, GameEnd, PlayerRef, RatingUpdate, UserId};
 pub(super) use protocol::{
-    CloseReason, CreateRoom, ErrorCode, Event, Joining, JoiningRequest, OpponentRequest, Phase,
-    RoomKind,
+    CloseReason, CreateRoom, ErrorCode, Event, Joining, JoiningRequest, Name, OpponentRequest,
+    Phase, RoomKind,
 };
 pub(super) use rand::SeedableRng;
 pub(super) use rand::rngs::StdRng;

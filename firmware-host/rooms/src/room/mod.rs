@@ -20,6 +20,7 @@
 //! | `play` | move (R-XO-*, R-INF-*, U1), the bot's reply (M1, T4), resign (M3.9), hint (T5), undo (M1.3, M2.2) |
 //! | `clock` | move clocks and their expiry (M3.7) |
 //! | `offers` | draw offers (M3.8) |
+//! | `rematch` | play again and rematches (M3.12) |
 //! | `result` | the finished game, storing it and announcing ratings (E2, E3, P3) |
 //! | `view` | snapshots per reader (M4, E4, U2), passcode only to the host (M3.3), lobby rows |
 //! | `errors` | the checks shared by intents, and their order (which refusal wins) |
@@ -33,6 +34,7 @@ pub mod occupant;
 mod offers;
 pub mod passcode;
 mod play;
+mod rematch;
 mod result;
 mod seating;
 mod view;
@@ -47,6 +49,8 @@ mod machine_tests;
 mod offers_tests;
 #[cfg(test)]
 mod play_tests;
+#[cfg(test)]
+mod rematch_tests;
 #[cfg(test)]
 mod result_tests;
 #[cfg(test)]
@@ -63,7 +67,7 @@ use rand::{Rng, RngExt};
 
 pub use self::bans::Bans;
 pub use self::intent::{Audience, Ctx, Effect, Intent};
-pub use self::member::{ConnId, Member, PlayerKey, guest_name};
+pub use self::member::{ConnId, Member, PlayerKey, guest_name, guest_tag};
 pub use self::occupant::{Occupant, Seat};
 pub use self::passcode::PasscodeLimits;
 use self::passcode::Passcodes;
@@ -114,6 +118,11 @@ pub struct Room {
     pub(crate) record: GameRecord,
     pub(crate) clock: Option<Clock>,
     pub(crate) draw_offer: Option<Mark>,
+    /// M3.12: the mark (in the finished game) whose rematch offer is pending; not saved, as
+    /// finished rooms are not.
+    pub(crate) rematch_offer: Option<Mark>,
+    /// M3.12: the marks that have offered a rematch of the finished game (one offer each).
+    pub(crate) rematch_offered: [bool; 2],
     /// M3.8: for each mark, how many moves it had made when it last offered a draw.
     pub(crate) last_offer: [Option<usize>; 2],
     pub(crate) requests: Vec<(UserId, String)>,
@@ -228,6 +237,8 @@ impl Room {
             clock: None,
             draw_offer: None,
             last_offer: [None, None],
+            rematch_offer: None,
+            rematch_offered: [false, false],
             requests: Vec::new(),
             kicked: Bans::default(),
             badges: BTreeMap::new(),
@@ -381,6 +392,9 @@ impl Room {
             Intent::Exit => self.exit(from, ctx, &mut fx),
             Intent::Hint => self.hint(from, ctx, &mut fx),
             Intent::Undo => self.undo(from, ctx, &mut fx),
+            Intent::PlayAgain => self.play_again(from, &mut fx),
+            Intent::OfferRematch => self.offer_rematch(from, ctx, &mut fx),
+            Intent::AnswerRematch { accept } => self.answer_rematch(from, accept, ctx, &mut fx),
         }?;
         Ok(fx)
     }
