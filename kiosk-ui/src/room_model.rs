@@ -240,6 +240,7 @@ pub(crate) mod fixtures {
                     name: name.into(),
                 },
                 rating: Some(1200),
+                name: protocol::Name::Account { name: name.into() },
             }),
             mark: Some(m),
             ready: true,
@@ -277,6 +278,7 @@ pub(crate) mod fixtures {
                 to_move: true,
                 requested: false,
             },
+            rematch_offer: None,
         }
     }
 }

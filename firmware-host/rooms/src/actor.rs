@@ -15,8 +15,9 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 
-use crate::handle::{Outbox, RoomHandle, RoomMsg};
+use crate::handle::{Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::persistence::Persistence;
+use crate::room::passcode;
 use crate::room::{Audience, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
 use crate::shared::{Shared, wall_ms};
@@ -110,10 +111,16 @@ async fn run(
             .deadline_ms()
             .map(|ms| actor.shared.instant_at(ms));
         // A room nobody views closes after a while, except an online game in progress, which
-        // its clock finishes (M3.10: clocks keep running while players are away).
-        let idle = (actor.room.is_empty()
-            && !(actor.room.settings().is_online() && actor.room.phase() == Phase::Playing))
-            .then(|| empty_since + actor.shared.config.idle_room_close);
+        // its clock finishes (M3.10: clocks keep running while players are away). A bot or
+        // local game nobody views is abandoned: it ends sooner.
+        let online = actor.room.settings().is_online();
+        let after = if online {
+            actor.shared.config.idle_room_close
+        } else {
+            actor.shared.config.unviewed_game_close
+        };
+        let idle = (actor.room.is_empty() && !(online && actor.room.phase() == Phase::Playing))
+            .then(|| empty_since + after);
         tokio::select! {
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
@@ -257,8 +264,12 @@ impl Actor {
             }
             Err(refusal) => {
                 if refusal.code == ErrorCode::WrongPasscode {
-                    // Logged at info: a run of these is someone guessing (M3.3).
-                    tracing::info!(room = %self.room.id(), user = ?member.user(), message = %refusal.message, "passcode refused");
+                    // A run of these is someone guessing (M3.3).
+                    if refusal.message.starts_with(passcode::LOCKED_OUT) {
+                        tracing::warn!(room = %self.room.id(), user = ?member.user(), "passcode refused: too many wrong passcodes");
+                    } else {
+                        tracing::info!(room = %self.room.id(), user = ?member.user(), "wrong passcode");
+                    }
                 }
                 // Bad input: the sender alone is told; the room is unchanged. Refusals are
                 // ordinary (a tap out of turn), so they are logged at debug level only.
@@ -381,6 +392,11 @@ impl Actor {
                         None => tracing::debug!(room = %from, "moved player's old room is gone"),
                     }
                 }
+                Effect::NextGame => {
+                    if self.next_game(sender) {
+                        queue.push_front(Effect::Close(CloseReason::Ended));
+                    }
+                }
                 Effect::Close(reason) => {
                     let id = self.room.id().to_owned();
                     for (conn, (_, outbox)) in self.outboxes.drain() {
@@ -412,6 +428,57 @@ impl Actor {
         }
     }
 
+    /// M3.12: starts this room's next game in a new room and moves every viewer there (an event
+    /// `next_room`, then the new room's snapshot); `true` when it did, so this room closes.
+    fn next_game(&mut self, sender: Option<(ConnId, Option<RequestId>)>) -> bool {
+        let id = self.shared.fresh_room_id(&mut self.rng);
+        let mut seats = self.shared.seats.clone();
+        let mut ctx = Ctx {
+            now_ms: self.shared.now_ms(),
+            wall_ms: wall_ms(),
+            rng: &mut self.rng,
+            seats: &mut seats,
+        };
+        let mut next = match self.room.next_game(id, &mut ctx) {
+            Ok(next) => next,
+            Err(refusal) => {
+                // A player took a seat elsewhere since the room checked: only the sender is
+                // told, and the finished room stays.
+                if let Some((conn, id)) = sender
+                    && let Some((_, outbox)) = self.outboxes.get(&conn)
+                {
+                    deliver(outbox, ServerMsg::error(id, refusal.code, refusal.message));
+                }
+                return false;
+            }
+        };
+        let fx = next.resume(&mut ctx);
+        let next_id = next.id().to_owned();
+        tracing::info!(room = %self.room.id(), next = %next_id, "next game");
+        let handle = spawn(next, fx, self.shared.clone());
+        let old = self.room.id().to_owned();
+        for (conn, (_, outbox)) in self.outboxes.drain() {
+            deliver(
+                &outbox,
+                ServerMsg::Event(Event::NextRoom {
+                    room: old.clone(),
+                    next: next_id.clone(),
+                }),
+            );
+            let id = sender.filter(|(c, _)| *c == conn).and_then(|(_, id)| id);
+            if outbox
+                .try_send(ToSession::Follow {
+                    room: handle.clone(),
+                    id,
+                })
+                .is_err()
+            {
+                tracing::debug!(conn, "viewer too slow to follow to the next game");
+            }
+        }
+        true
+    }
+
     /// Sends every viewer its snapshot, updates the lobby and saves the room.
     fn publish(&mut self, sender: Option<(ConnId, Option<RequestId>)>) {
         let now_ms = self.shared.now_ms();
@@ -429,7 +496,9 @@ impl Actor {
         for conn in dead {
             self.drop_conn(conn);
         }
-        self.shared.lobby.update(self.room.summary());
+        self.shared
+            .lobby
+            .update(self.room.summary(), self.room.bans());
         let op = match self.room.phase() {
             // A finished game is in the games table; its room is no longer restored.
             Phase::Finished => SaveOp::Delete,
@@ -477,5 +546,5 @@ impl Actor {
 
 /// Queues a message for a connection; `false` when the connection is gone or too slow.
 fn deliver(outbox: &Outbox, msg: ServerMsg) -> bool {
-    outbox.try_send(msg).is_ok()
+    outbox.try_send(ToSession::Msg(msg)).is_ok()
 }
