@@ -91,6 +91,10 @@ pub const DB_FILE: &str = "xo-kiosk.redb";
 /// kept: they are the ladder's history.
 pub const UNRATED_KEPT: usize = 50;
 
+/// Sessions kept per registered player, newest first (issue 10.3): a sign-in beyond them signs
+/// the oldest device out, so that signing in again and again cannot fill the card.
+pub const SESSIONS_KEPT: usize = 20;
+
 /// How long a reopen waits for readers still holding the old database.
 const REOPEN_WAIT: Duration = Duration::from_secs(2);
 
