@@ -2,7 +2,7 @@
 //!
 //! Reads open their own read transaction on the calling thread and block (they are short);
 //! their functions end in `_blocking`. Writes go to ONE writer thread over a channel
-//! ([`writer`]): it takes every request waiting in the channel, applies them in one write
+//! (`writer`): it takes every request waiting in the channel, applies them in one write
 //! transaction and commits once (group commit), so throughput grows with load instead of being
 //! capped by the disk's sync latency. Each request is answered through a oneshot once the
 //! commit that holds it is done: async callers await it without holding a thread, blocking
@@ -18,11 +18,11 @@
 //! store heals by itself. Free space is watched so that a nearly full card is reported before
 //! it is full.
 //!
-//! - [`records`]: the stored record types and their encoding.
-//! - [`writer`]: the writer thread, the durability deadline, healing.
+//! - `records`: the stored record types and their encoding.
+//! - `writer`: the writer thread, the durability deadline, healing.
 //! - [`health`]: what `/api/health` and the status display say about the card.
 //!
-//! `meta` holds the schema version; [`migrate`] brings older files up to [`SCHEMA_VERSION`]
+//! `meta` holds the schema version; `migrate` brings older files up to [`SCHEMA_VERSION`]
 //! (tested against files written by every earlier version, `tests/fixtures/`).
 
 pub mod health;
@@ -77,7 +77,7 @@ const META_NEXT_GAME: &str = "next_game_seq";
 const META_LAST_PROBE: &str = "last_probe_ms";
 
 /// The layout this build reads and writes. A file with a higher version is refused; a lower
-/// one is migrated at open ([`migrate`]).
+/// one is migrated at open (`migrate`).
 ///
 /// - 1: the first release.
 /// - 2: adds `user_unrated`, filled from the stored games.
