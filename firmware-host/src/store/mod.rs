@@ -407,7 +407,51 @@ impl Store {
     }
 
     /// Creates a player and their first session in one durable transaction (A1: registering
-    /// signs in). `name` must already be validated.
+    /// signs in). `name` must already be validated. Awaited without holding a thread.
+    pub async fn register(
+        &self,
+        name: &str,
+        password_hash: &str,
+        token_hash: [u8; 32],
+        now_ms: u64,
+        expires_ms: u64,
+    ) -> Result<UserId, RegisterError> {
+        registered(
+            self.write(Op::Register {
+                name: name.to_owned(),
+                password_hash: password_hash.to_owned(),
+                token_hash,
+                now_ms,
+                expires_ms,
+            })
+            .await?,
+        )
+    }
+
+    /// Stores a new session durably, awaited without holding a thread.
+    pub async fn create_session(
+        &self,
+        token_hash: [u8; 32],
+        user: UserId,
+        now_ms: u64,
+        expires_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.write(Op::CreateSession {
+            token_hash,
+            user,
+            now_ms,
+            expires_ms,
+        })
+        .await
+        .map(drop)
+    }
+
+    /// Forgets a session durably (sign-out), awaited without holding a thread.
+    pub async fn delete_session(&self, token_hash: [u8; 32]) -> Result<(), StoreError> {
+        self.write(Op::DeleteSession { token_hash }).await.map(drop)
+    }
+
+    /// [`Store::register`] for a blocking caller.
     pub fn register_blocking(
         &self,
         name: &str,
@@ -416,20 +460,16 @@ impl Store {
         now_ms: u64,
         expires_ms: u64,
     ) -> Result<UserId, RegisterError> {
-        match self.write_blocking(Op::Register {
+        registered(self.write_blocking(Op::Register {
             name: name.to_owned(),
             password_hash: password_hash.to_owned(),
             token_hash,
             now_ms,
             expires_ms,
-        })? {
-            Outcome::Registered(id) => Ok(id),
-            Outcome::NameTaken => Err(RegisterError::NameTaken),
-            other => Err(unexpected(&other).into()),
-        }
+        })?)
     }
 
-    /// Stores a new session durably.
+    /// [`Store::create_session`] for a blocking caller.
     pub fn create_session_blocking(
         &self,
         token_hash: [u8; 32],
@@ -446,7 +486,7 @@ impl Store {
         .map(drop)
     }
 
-    /// Forgets a session durably (sign-out). Unknown sessions are fine.
+    /// [`Store::delete_session`] for a blocking caller. Unknown sessions are fine.
     pub fn delete_session_blocking(&self, token_hash: [u8; 32]) -> Result<(), StoreError> {
         self.write_blocking(Op::DeleteSession { token_hash })
             .map(drop)
@@ -641,6 +681,14 @@ impl Store {
 
 fn unexpected(outcome: &Outcome) -> StoreError {
     StoreError::Internal(format!("unexpected store outcome {outcome:?}"))
+}
+
+fn registered(outcome: Outcome) -> Result<UserId, RegisterError> {
+    match outcome {
+        Outcome::Registered(id) => Ok(id),
+        Outcome::NameTaken => Err(RegisterError::NameTaken),
+        other => Err(unexpected(&other).into()),
+    }
 }
 
 fn rated(outcome: Outcome) -> Result<Vec<RatingUpdate>, StoreError> {
