@@ -184,8 +184,14 @@ async fn run(
                 let Some(msg) = msg else { break };
                 let was_viewed = !actor.room.is_empty();
                 match msg {
-                    RoomMsg::Intent { member, intent, id, outbox } => {
+                    RoomMsg::Intent { member, intent, id, outbox, accepted } => {
+                        let conn = member.conn;
                         actor.intent(member, intent, id, outbox).await;
+                        if let Some(accepted) = accepted {
+                            let viewing = !actor.closed && actor.outboxes.contains_key(&conn);
+                            // The session may have gone meanwhile; then nobody asks.
+                            accepted.send(viewing).ok();
+                        }
                     }
                     RoomMsg::Disconnect { conn } => {
                         actor.outboxes.remove(&conn);
@@ -251,6 +257,26 @@ async fn run(
             Err(e) => {
                 tracing::error!(room = %pending.game.id, error = %e, "a rated result was never stored")
             }
+        }
+    }
+    // No intent is dropped unanswered: new sends now fail (the session answers `room_closed`),
+    // and what is already queued is answered here.
+    rx.close();
+    while let Ok(msg) = rx.try_recv() {
+        match msg {
+            RoomMsg::Intent { id, outbox, .. } => {
+                let (code, message) = if actor.closed {
+                    (ErrorCode::RoomClosed, "the room has closed")
+                } else {
+                    (ErrorCode::Unavailable, "the server is shutting down")
+                };
+                deliver(&outbox, ServerMsg::error(id, code, message));
+            }
+            RoomMsg::Shutdown { done } => {
+                // Closed rooms are deleted, not saved; the hub only waits.
+                done.send(()).ok();
+            }
+            RoomMsg::Disconnect { .. } | RoomMsg::Vacate { .. } | RoomMsg::CloseIfIdle => {}
         }
     }
     // Dropping the sender lets the saver write its last state and stop.
@@ -345,12 +371,21 @@ impl Actor {
         while let Some(effect) = queue.pop_front() {
             match effect {
                 Effect::Changed => changed = true,
-                Effect::Event { to, event } => {
-                    self.broadcast(|key| match &to {
-                        Audience::All => Some(ServerMsg::Event(event.clone())),
-                        Audience::Person(p) if p == key => Some(ServerMsg::Event(event.clone())),
-                        Audience::Person(_) => None,
-                    });
+                Effect::Event {
+                    to: Audience::All,
+                    event,
+                } => {
+                    self.broadcast(|_| Some(ServerMsg::Event(event.clone())));
+                }
+                // An event for one person reaches every connection of theirs, whatever room it
+                // views (a player moved to another room, M3.4, views that one).
+                Effect::Event {
+                    to: Audience::Person(key),
+                    event,
+                } => {
+                    self.shared
+                        .conns
+                        .send_to_person(&key, &ServerMsg::Event(event));
                 }
                 Effect::Hint { conn, cell } => {
                     if let Some((_, outbox)) = self.outboxes.get(&conn) {

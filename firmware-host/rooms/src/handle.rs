@@ -20,6 +20,9 @@ pub(crate) enum RoomMsg {
         intent: Intent,
         id: Option<RequestId>,
         outbox: Outbox,
+        /// Told whether the connection views the room after the intent (it was accepted), for
+        /// a session that makes the room its current one only then.
+        accepted: Option<oneshot::Sender<bool>>,
     },
     /// A connection closed or switched to another room.
     Disconnect { conn: ConnId },

@@ -90,6 +90,26 @@ impl Hub {
         self.shared.lobby.list()
     }
 
+    /// S3: ends sign-in session `session` on every WebSocket opened with it: each is sent
+    /// `{"error":{"code":"signed_out",…}}` and closed with code 4001 `signed_out`, so the client
+    /// reconnects (as a guest once its cookie is gone). Call it when the session ends (logout).
+    pub fn end_session(&self, session: &str) {
+        let n = self.shared.conns.end_session(session);
+        tracing::info!(connections = n, "session ended on its WebSockets");
+    }
+
+    /// S3: the same as [`Hub::end_session`] for every session of `user` but `except` (password
+    /// change keeps the session that made it; account deletion and an owner's reset pass
+    /// `None`).
+    pub fn end_user_sessions(&self, user: protocol::records::UserId, except: Option<&str>) {
+        let n = self.shared.conns.end_user_sessions(user, except);
+        tracing::info!(
+            user,
+            connections = n,
+            "user's sessions ended on their WebSockets"
+        );
+    }
+
     /// Counts for `/api/health` and the status display.
     pub fn stats(&self) -> HubStats {
         let (rooms_waiting, rooms_playing) = self.shared.lobby.counts();

@@ -15,6 +15,7 @@
 //! - [`saved`]: the versioned saved form of an open room, for restarts.
 //! - `handle` (private): a room task's address and the messages it takes.
 //! - `lobby` (private): the directory of open rooms and their lobby rows.
+//! - `conns` (private): every open connection, for events to a person and ending sessions.
 //! - [`config`]: [`HubConfig`], the limits and timings.
 //! - `shared` (private): what rooms and sessions share (storage, seat book, lobby, clock).
 //! - `actor` (private): the task that owns one room, its clock and its bot, and carries out
@@ -52,6 +53,27 @@
 //! | Bad input: frames, sizes, rates, hello | `session.rs` (limits in `config.rs`) |
 //! | S4 room limits per host and server | `create.rs` |
 //!
+//! # Rules an outside client asks about
+//!
+//! - **Which refusal wins** when several apply: the order in `room/errors.rs` (kicked, then the
+//!   kind of room, the sender's role, the phase, the intent's own conditions); a spectator's
+//!   `undo` in an online room is `undo_unavailable`.
+//! - **Draw offers** may be made on either player's turn, at most one between two of one's own
+//!   moves (`offer_limit`), one pending at a time (`offer_pending`), `room/offers.rs`.
+//! - **`seat_moved`** is sent whenever a waiting seat is left for another room, however the new
+//!   seat was taken (open, passcode or accepted request), `room/seating.rs`.
+//! - **Events for one person** (`join_requested`, `request_declined`, `seat_moved`, `kicked`)
+//!   reach every connection of that person, whatever room it views (`conns.rs`).
+//! - **Bot and local games never count for `already_seated`**: the seat book holds online
+//!   rooms only, so a player in a bot or local game may create or join an online room.
+//! - **A refused `open` or `join` leaves the connection's current room** as it was; the room
+//!   becomes current only once it accepted (`session.rs`).
+//! - **Every intent is answered**: a snapshot (with the intent's `id`), `left`, `hint` or an
+//!   error; one sent to a room that is closing is answered `room_closed` (`actor.rs`).
+//! - **Marks in snapshots** (`x`, `o`) are in play order, oldest first, in both games.
+//! - **Sign-out** (S3): a WebSocket whose sign-in session ends gets the error `signed_out` and a
+//!   close frame with code 4001 `signed_out` (`Hub::end_session`, `Hub::end_user_sessions`).
+//!
 //! The rules of a room are a pure state machine: an intent in, effects out, no I/O, so every
 //! rule is a unit test away.
 //!
@@ -84,6 +106,7 @@
 
 mod actor;
 pub mod config;
+mod conns;
 mod create;
 mod handle;
 pub mod hub;

@@ -18,6 +18,13 @@ pub struct Identity {
     /// A random anonymous id kept in a cookie, so a guest can return to their own bot or
     /// local game. Signed-in players have one too.
     pub guest_id: String,
+    /// An opaque id of the sign-in session (hex of the first 16 bytes of the session token's
+    /// hash); `None` for guests. [`crate::Hub::end_session`] closes the connections opened
+    /// with it.
+    pub session: Option<String>,
+    /// The browser's device token (issue 11.2's device cookie), `None` when it has none. A kick
+    /// bans it from the room with the account and the guest id (M3.5).
+    pub device: Option<String>,
 }
 
 /// Why the store could not do what was asked, by cause (as redb's own `error.rs` does), so

@@ -1,19 +1,20 @@
 //! [`Shared`]: what rooms and sessions share: storage, limits, the seat book, the lobby, the
-//! clock's zero, connection counts and the stop signal.
+//! clock's zero, the open connections and the stop signal.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::config::HubConfig;
+use crate::conns::Conns;
+use crate::handle::Outbox;
 use crate::lobby::Lobby;
 use crate::persistence::Persistence;
-use crate::room::PlayerKey;
+use crate::room::{ConnId, PlayerKey};
 use crate::seats::SharedSeats;
 
 /// What rooms and sessions share.
@@ -25,8 +26,8 @@ pub(crate) struct Shared {
     /// The zero of the monotonic milliseconds rooms use for clocks.
     epoch: Instant,
     next_conn: AtomicU64,
-    connections: AtomicUsize,
-    online: Mutex<HashMap<PlayerKey, usize>>,
+    /// Every open connection.
+    pub(crate) conns: Conns,
     /// Set to `true` once to stop every session.
     pub(crate) stopping: watch::Sender<bool>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
@@ -41,8 +42,7 @@ impl Shared {
             lobby: Lobby::new(),
             epoch: Instant::now(),
             next_conn: AtomicU64::new(1),
-            connections: AtomicUsize::new(0),
-            online: Mutex::new(HashMap::new()),
+            conns: Conns::default(),
             stopping: watch::channel(false).0,
             tasks: Mutex::new(Vec::new()),
         }
@@ -77,57 +77,47 @@ impl Shared {
 
     /// Open connections.
     pub(crate) fn connections(&self) -> usize {
-        self.connections.load(Ordering::Relaxed)
+        self.conns.len()
     }
 
     /// Distinct identities with at least one open connection.
     pub(crate) fn players_online(&self) -> usize {
-        self.online
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .len()
+        self.conns.people()
     }
 
     pub(crate) fn next_conn(&self) -> u64 {
         self.next_conn.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// Counts a connection of `key` until the returned guard drops.
-    pub(crate) fn connect(self: &Arc<Self>, key: PlayerKey) -> ConnGuard {
-        self.connections.fetch_add(1, Ordering::Relaxed);
-        *self
-            .online
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .entry(key.clone())
-            .or_insert(0) += 1;
-        ConnGuard {
-            shared: self.clone(),
-            key,
-        }
+    /// Registers connection `conn` of `key` until the returned guard drops; the receiver
+    /// fires when its sign-in session is ended.
+    pub(crate) fn connect(
+        self: &Arc<Self>,
+        conn: ConnId,
+        key: PlayerKey,
+        session: Option<String>,
+        outbox: Outbox,
+    ) -> (ConnGuard, oneshot::Receiver<()>) {
+        let signed_out = self.conns.insert(conn, key, session, outbox);
+        (
+            ConnGuard {
+                shared: self.clone(),
+                conn,
+            },
+            signed_out,
+        )
     }
 }
 
-/// Keeps a connection counted in the stats while it lives.
+/// Keeps a connection registered while it lives.
 pub(crate) struct ConnGuard {
     shared: Arc<Shared>,
-    key: PlayerKey,
+    conn: ConnId,
 }
 
 impl Drop for ConnGuard {
     fn drop(&mut self) {
-        self.shared.connections.fetch_sub(1, Ordering::Relaxed);
-        let mut online = self
-            .shared
-            .online
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(n) = online.get_mut(&self.key) {
-            *n -= 1;
-            if *n == 0 {
-                online.remove(&self.key);
-            }
-        }
+        self.shared.conns.remove(self.conn);
     }
 }
 

@@ -1,5 +1,7 @@
-//! Draw offers (M3.8): one pending offer at a time, at most one per own turn, answered by the
-//! opponent. Making a move withdraws one's own offer (see `play`).
+//! Draw offers (M3.8): one pending offer at a time, answered by the opponent. An offer may be
+//! made on either player's turn; "at most one per own turn" counts one's own moves, so a player
+//! offers at most once between two of their own moves. Making a move withdraws one's own offer
+//! (see `play`).
 
 use engine::Mark;
 use protocol::records::GameEnd;

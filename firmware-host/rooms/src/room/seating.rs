@@ -1,6 +1,12 @@
 //! Seating and viewing: open and close (M4, M3.10), join by policy (M3.3) with one seat per
 //! player (M3.4), requests, kick (M3.5), ready and start (M3.6), exit (M3.9, M2.3), and the seat
 //! reopened when its player moved to another room (M3.4).
+//!
+//! A player sits in at most one *online* room that is waiting or playing; bot and local games
+//! are not in the seat book and never make `already_seated`. When a player's waiting seat is
+//! left for a seat elsewhere (an open or passcode join, or an accepted request), the old room
+//! reopens it and sends that player `seat_moved` (to all of their connections); a host's
+//! waiting room closes instead (`room_closed`, `host_left`).
 
 use engine::Mark;
 use protocol::records::{GameEnd, UserId};
@@ -375,8 +381,8 @@ impl Room {
         }
     }
 
-    /// M3.4: `user` was accepted into room `to`; reopen their waiting seat here (closing the
-    /// room when they were its host).
+    /// M3.4: `user` took a seat in room `to` (joined it or was accepted); reopen their waiting
+    /// seat here and tell them `seat_moved`, or close the room when they were its host.
     pub fn vacate(&mut self, user: UserId, to: &str, ctx_seats: &mut dyn SeatBook) -> Vec<Effect> {
         let key = PlayerKey::User(user);
         let mut fx = Vec::new();

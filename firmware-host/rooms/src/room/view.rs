@@ -13,6 +13,26 @@ use super::{Occupant, PlayerKey, Room};
 use crate::settings::{Opponent, Policy};
 
 impl Room {
+    /// `mark`'s cells on the board, oldest first: the last of its moves that are still on the
+    /// board (all of them in XO, at most three in Infinite XO, R-INF-2). The position itself
+    /// keeps XO's marks as a set, so the order comes from the moves.
+    fn marks_in_play_order(&self, mark: Mark) -> Vec<engine::Cell> {
+        let on_board = self.record.position().marks(mark).len();
+        let first = match mark {
+            Mark::X => 0,
+            Mark::O => 1,
+        };
+        let mine: Vec<engine::Cell> = self
+            .record
+            .moves()
+            .iter()
+            .skip(first)
+            .step_by(2)
+            .copied()
+            .collect();
+        mine[mine.len().saturating_sub(on_board)..].to_vec()
+    }
+
     fn kind(&self, reader_is_host: bool) -> RoomKind {
         match &self.settings.opponent {
             Opponent::Player { policy } => RoomKind::Online {
@@ -103,8 +123,8 @@ impl Room {
             phase: self.phase,
             per_move_ms: self.settings.per_move_ms,
             seats,
-            x: position.marks(Mark::X).as_slice().to_vec(),
-            o: position.marks(Mark::O).as_slice().to_vec(),
+            x: self.marks_in_play_order(Mark::X),
+            o: self.marks_in_play_order(Mark::O),
             turn: position.turn(),
             glowing: position.glowing(),
             moves: self.record.moves().to_vec(),

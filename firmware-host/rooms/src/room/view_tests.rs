@@ -78,3 +78,31 @@ fn elo_preview_during_active_rated_game() {
     assert_eq!(elo.draw, pair(engine::Score::Draw));
     assert_eq!(elo.o_wins, pair(engine::Score::Loss));
 }
+
+#[test]
+fn xo_snapshot_lists_marks_in_play_order() {
+    let mut b = Bench::new();
+    let owner = guest(1, "kiosk");
+    let mut room = b.create(&owner, Game::Xo, local(), None, "r1");
+    for cell in [8, 0, 4, 2] {
+        b.ok(&mut room, &owner, Intent::Move { cell });
+    }
+    let view = room.view_for(&owner.key, b.now);
+    assert_eq!(view.x, vec![8, 4], "oldest first, as played");
+    assert_eq!(view.o, vec![0, 2]);
+    assert_eq!(view.moves, vec![8, 0, 4, 2]);
+}
+
+#[test]
+fn infinite_snapshot_lists_the_marks_left_oldest_first() {
+    let mut b = Bench::new();
+    let owner = guest(1, "kiosk");
+    let mut room = b.create(&owner, Game::Infinite, local(), None, "r1");
+    // X: 8, 4, 6, then 1 removes 8. O: 0, 2, 5.
+    for cell in [8, 0, 4, 2, 6, 5, 1] {
+        b.ok(&mut room, &owner, Intent::Move { cell });
+    }
+    let view = room.view_for(&owner.key, b.now);
+    assert_eq!(view.x, vec![4, 6, 1]);
+    assert_eq!(view.o, vec![0, 2, 5]);
+}

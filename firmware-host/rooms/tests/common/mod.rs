@@ -134,6 +134,8 @@ pub fn user(id: UserId, name: &str) -> Identity {
             name: name.into(),
         }),
         guest_id: format!("g{id}"),
+        session: Some(format!("s{id}")),
+        device: None,
     }
 }
 
@@ -141,6 +143,8 @@ pub fn guest(gid: &str) -> Identity {
     Identity {
         account: None,
         guest_id: gid.into(),
+        session: None,
+        device: None,
     }
 }
 
