@@ -495,9 +495,7 @@ async fn register(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> A
     let name = creds.username.clone();
     let now = accounts::now_ms();
     let expires = now + lifetime_ms();
-    let id = match blocking(move || store.register_blocking(&name, &hash, token_hash, now, expires))
-        .await?
-    {
+    let id = match store.register(&name, &hash, token_hash, now, expires).await {
         Ok(id) => id,
         Err(RegisterError::NameTaken) => {
             app.throttle.fail(&keys, Instant::now());
@@ -561,7 +559,7 @@ async fn login(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiR
     let store = app.store.clone();
     let now = accounts::now_ms();
     let expires = now + lifetime_ms();
-    blocking(move || store.create_session_blocking(token_hash, id, now, expires)).await??;
+    store.create_session(token_hash, id, now, expires).await?;
     tracing::info!(%peer, user = id, username, "signed in");
     Ok(with_cookie(
         json(
@@ -580,7 +578,7 @@ async fn logout(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
         accounts::cookie(req.headers(), accounts::SESSION_COOKIE).and_then(accounts::token_hash)
     {
         let store = app.store.clone();
-        blocking(move || store.delete_session_blocking(hash)).await??;
+        store.delete_session(hash).await?;
     }
     Ok(with_cookie(
         json(StatusCode::OK, &serde_json::json!({ "signed_in": false })),

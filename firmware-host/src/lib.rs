@@ -8,8 +8,9 @@
 //! - [`http`]: routing and the JSON API handlers.
 //! - [`accounts`]: credential rules, password hashing, sessions, cookies, the sign-in throttle,
 //!   and the identity of a connection.
-//! - [`store`]: the redb store with its single group-committing writer; implements
-//!   [`rooms::Persistence`].
+//! - [`store`]: the redb store with its single group-committing writer (room saves durable
+//!   within a second, healing after a card failure), the card's health, schema migrations;
+//!   implements [`rooms::Persistence`].
 //! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
 //! - [`assets`]: the UI files embedded at build time.
 //! - [`display`]: the optional status display thread (P5).

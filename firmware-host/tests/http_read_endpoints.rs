@@ -129,7 +129,11 @@ async fn game_ids_are_percent_decoded() {
             id: "local game".into(),
             game: Game::Xo,
             rated: false,
-            x: PlayerRef::Local { name: "A".into() },
+            // A registered player's local game: games without one are not stored (issue 10.3).
+            x: PlayerRef::User {
+                id: 0,
+                name: "A".into(),
+            },
             o: PlayerRef::Local { name: "B".into() },
             moves: vec![0, 1, 2, 3, 4, 5, 6],
             end: GameEnd::Line {

@@ -331,17 +331,38 @@ async fn seat_moved_reaches_the_player_it_concerns() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn xo_snapshot_lists_marks_in_play_order() {
     let s = TestServer::start().await;
-    let mut kiosk = connect(&s, None).await;
-    let local = OpponentRequest::Local {
-        names: ["Sara".into(), "Omar".into()],
+    // A rated game: games without a registered player are not stored (issue 10.3), and a
+    // local game's seats are names, not accounts.
+    let [mut sara, mut omar] = players(&s, ["sara", "omar"]).await;
+    let room = create(&mut sara, Game::Xo, online(JoiningRequest::Open))
+        .await
+        .id;
+    let id = join(&mut omar, &room, None).await;
+    snapshot(&mut omar, id, "omar seated").await;
+    let id = send(
+        &mut omar,
+        ClientMsg::Ready {
+            id: None,
+            ready: true,
+        },
+    )
+    .await;
+    snapshot(&mut omar, id, "omar ready").await;
+    let id = send(&mut sara, ClientMsg::Start { id: None }).await;
+    let started = snapshot(&mut sara, id, "started").await;
+    let (mut x, mut o) = if started.seats[0].mark == Some(Mark::X) {
+        (sara, omar)
+    } else {
+        (omar, sara)
     };
-    let room = create(&mut kiosk, Game::Xo, local).await.id;
     // X takes the right column bottom up: 8, 5, 2; O plays 0 and 1.
     let mut last = None;
-    for cell in [8, 0, 5, 1, 2] {
-        let id = mv(&mut kiosk, cell).await;
-        last = Some(snapshot(&mut kiosk, id, "local move").await);
+    for (n, cell) in [8, 0, 5, 1, 2].into_iter().enumerate() {
+        let mover = if n % 2 == 0 { &mut x } else { &mut o };
+        let id = mv(mover, cell).await;
+        last = Some(snapshot(mover, id, "move").await);
     }
+    let mut kiosk = x;
     let played = last.expect("five moves");
     assert_eq!(played.x, vec![8, 5, 2], "X's marks oldest first");
     assert_eq!(played.o, vec![0, 1]);

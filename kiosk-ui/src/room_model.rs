@@ -315,6 +315,7 @@ mod tests {
             end: GameEnd::Resigned { loser: Mark::O },
             rated: true,
             ratings: vec![],
+            pending: false,
         });
         assert_eq!(
             rail_text(&room, Lang::En),
@@ -369,6 +370,7 @@ mod tests {
                 before: 1200,
                 after: 1200,
             }],
+            pending: false,
         });
         assert_eq!(change_for(&room, Some(Mark::X)), Some(0));
         assert_eq!(change_for(&room, Some(Mark::O)), None);

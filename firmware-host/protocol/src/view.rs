@@ -114,8 +114,13 @@ pub struct JoinRequestView {
 pub struct ResultView {
     pub end: GameEnd,
     pub rated: bool,
-    /// In X, O order; empty for unrated games.
+    /// In X, O order; empty for unrated games, and while `pending`.
     pub ratings: Vec<RatingUpdate>,
+    /// A rated result the server could not store yet (its card cannot write): it is kept and
+    /// retried, never turned into an unrated result; a later snapshot has `pending: false`
+    /// and the ratings.
+    #[serde(default)]
+    pub pending: bool,
 }
 
 /// The reader's own place in the room.

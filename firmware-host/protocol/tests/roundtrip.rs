@@ -137,6 +137,7 @@ fn sample_view() -> RoomView {
                 before: 1200,
                 after: 1216,
             }],
+            pending: false,
         }),
         elo: Some(EloPreview {
             x_rating: 1200,

@@ -519,6 +519,48 @@ async fn failed_commit_is_reported_and_no_rating_change_is_announced() {
     assert!(store.games.lock().unwrap().is_empty());
 }
 
+/// Issue 10.2: a rated result the card cannot take is kept and shown as pending — never an
+/// unrated result, never a `storage` error — and stored with its ratings once the card works.
+#[tokio::test]
+async fn rated_result_stays_pending_until_stored_and_is_never_unrated() {
+    let (_hub, store, addr) = start_hub().await;
+    let (mut x, mut o, id, _) = started(addr, Game::Xo).await;
+    store.card_full.store(true, Ordering::SeqCst);
+    x.send(ClientMsg::Resign { id: Some(1) }).await;
+    for c in [&mut x, &mut o] {
+        let pending = c
+            .until("a pending result", |m| {
+                matches!(m, ServerMsg::Room { room, .. }
+                    if room.result.as_ref().is_some_and(|r| r.pending))
+            })
+            .await;
+        let result = room_of(&pending).result.clone().unwrap();
+        assert!(result.rated, "still a rated result: {result:?}");
+        assert!(result.ratings.is_empty());
+        assert_eq!(room_of(&pending).phase, Phase::Finished);
+    }
+    // Several retries fail while the card is full; nothing is stored meanwhile.
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    assert!(store.games.lock().unwrap().is_empty());
+    store.card_full.store(false, Ordering::SeqCst);
+    for c in [&mut x, &mut o] {
+        let stored = c
+            .until("the stored result", |m| match m {
+                ServerMsg::Room { room, .. } => room.result.as_ref().is_some_and(|r| !r.pending),
+                ServerMsg::Error { .. } => panic!("no error for a pending result: {m:?}"),
+                _ => false,
+            })
+            .await;
+        let result = room_of(&stored).result.clone().unwrap();
+        assert_eq!(result.ratings.len(), 2, "{result:?}");
+        assert!(result.rated);
+    }
+    let games = store.games.lock().unwrap();
+    assert_eq!(games.len(), 1, "stored exactly once");
+    assert_eq!(games[0].id, id);
+    assert!(games[0].rated);
+}
+
 #[tokio::test]
 async fn second_seat_is_refused_during_an_active_game() {
     let (_hub, _store, addr) = start_hub().await;

@@ -105,6 +105,8 @@ pub(crate) struct Outcome {
     pub(crate) ratings: Vec<RatingUpdate>,
     /// The result was stored (or storing gave up) and announced.
     pub(crate) announced: bool,
+    /// A rated result that could not be stored yet: shown as pending while it is retried.
+    pub(crate) pending: bool,
 }
 
 /// One room.

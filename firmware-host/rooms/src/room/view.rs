@@ -142,11 +142,12 @@ impl Room {
             result: self
                 .outcome
                 .as_ref()
-                .filter(|o| o.announced)
+                .filter(|o| o.announced || o.pending)
                 .map(|o| ResultView {
                     end: o.end,
                     rated: o.rated,
                     ratings: o.ratings.clone(),
+                    pending: o.pending && !o.announced,
                 }),
             elo: self.elo(),
             spectators: self.spectators(),
