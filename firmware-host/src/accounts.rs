@@ -1,5 +1,6 @@
-//! Accounts (A1, A2): credential rules, argon2id hashing, session tokens, cookies, the
-//! sign-in throttle, and the identity of a connection.
+//! Accounts (A1, A2): argon2id hashing, session tokens, cookies, the
+//! sign-in throttle, and the identity of a connection. The credential rules themselves are
+//! [`protocol::rules`], shared with the UI.
 //!
 //! Passwords are hashed with argon2id, m = 19 MiB, t = 2, p = 1 (the OWASP minimum; about a
 //! quarter of a second on a Raspberry Pi 4), on `spawn_blocking`, at most two at a time so a
@@ -44,64 +45,6 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// Why a username or password is not acceptable (A1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CredentialError {
-    UsernameLength,
-    UsernameCharacters,
-    PasswordLength,
-}
-
-impl CredentialError {
-    /// The stable error code sent to clients.
-    pub fn code(self) -> &'static str {
-        match self {
-            CredentialError::UsernameLength | CredentialError::UsernameCharacters => {
-                "invalid_username"
-            }
-            CredentialError::PasswordLength => "invalid_password",
-        }
-    }
-}
-
-impl std::fmt::Display for CredentialError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            CredentialError::UsernameLength => "a username has 3 to 20 characters",
-            CredentialError::UsernameCharacters => {
-                "a username may use only letters, digits, `_` and `-`"
-            }
-            CredentialError::PasswordLength => "a password has 8 to 128 characters",
-        })
-    }
-}
-
-impl std::error::Error for CredentialError {}
-
-/// A1: 3–20 of ASCII letters, digits, `_`, `-`.
-pub fn validate_username(name: &str) -> Result<(), CredentialError> {
-    let count = name.chars().count();
-    if !(3..=20).contains(&count) {
-        return Err(CredentialError::UsernameLength);
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(CredentialError::UsernameCharacters);
-    }
-    Ok(())
-}
-
-/// A1: 8–128 characters (Unicode scalar values).
-pub fn validate_password(password: &str) -> Result<(), CredentialError> {
-    if (8..=128).contains(&password.chars().count()) {
-        Ok(())
-    } else {
-        Err(CredentialError::PasswordLength)
-    }
-}
-
 fn hasher() -> Argon2<'static> {
     let params = Params::new(ARGON2_M_KIB, ARGON2_T, ARGON2_P, None)
         .expect("argon2 parameters are valid constants");
@@ -110,11 +53,10 @@ fn hasher() -> Argon2<'static> {
 
 /// An argon2id PHC string for `password`, with a random salt. Slow by design: call on
 /// `spawn_blocking`.
-pub fn hash_password_blocking(password: &str) -> Result<String, StoreError> {
+pub fn hash_password_blocking(password: &str) -> Result<String, argon2::password_hash::Error> {
     hasher()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| StoreError(format!("hashing a password: {e}")))
 }
 
 /// Whether `password` matches the PHC string. Slow by design: call on `spawn_blocking`.
@@ -324,37 +266,6 @@ impl Throttle {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn usernames_follow_a1() {
-        assert!(validate_username("abc").is_ok());
-        assert!(validate_username("A_b-9").is_ok());
-        assert!(validate_username("a".repeat(20).as_str()).is_ok());
-        assert_eq!(
-            validate_username("ab"),
-            Err(CredentialError::UsernameLength)
-        );
-        assert_eq!(
-            validate_username(&"a".repeat(21)),
-            Err(CredentialError::UsernameLength)
-        );
-        assert_eq!(
-            validate_username("a b c"),
-            Err(CredentialError::UsernameCharacters)
-        );
-        assert_eq!(
-            validate_username("sára"),
-            Err(CredentialError::UsernameCharacters)
-        );
-    }
-
-    #[test]
-    fn passwords_have_8_to_128_characters() {
-        assert!(validate_password(&"x".repeat(8)).is_ok());
-        assert!(validate_password(&"é".repeat(128)).is_ok());
-        assert!(validate_password(&"x".repeat(7)).is_err());
-        assert!(validate_password(&"x".repeat(129)).is_err());
-    }
 
     #[test]
     fn token_hash_round_trips_and_rejects_garbage() {

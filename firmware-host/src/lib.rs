@@ -5,7 +5,9 @@
 //!
 //! - [`config`]: command-line flags and environment variables.
 //! - [`server`]: the listener, connection handling and ordered shutdown.
-//! - [`http`]: routing and the JSON API handlers.
+//! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
+//! - [`account_api`]: the account endpoints (register, sign in and out, password, deletion).
+//! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
 //! - [`accounts`]: credential rules, password hashing, sessions, cookies, the sign-in throttle,
 //!   and the identity of a connection.
 //! - [`store`]: the redb store with its single group-committing writer; implements
@@ -29,7 +31,9 @@
 //! # }
 //! ```
 
+pub mod account_api;
 pub mod accounts;
+pub mod api_error;
 pub mod assets;
 pub mod config;
 pub mod display;
