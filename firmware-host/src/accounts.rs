@@ -172,7 +172,13 @@ pub fn identity_from_headers_blocking(
     let guest_id = cookie(headers, GUEST_COOKIE)
         .filter(|id| valid_guest_id(id))
         .map_or_else(new_guest_id, str::to_owned);
-    Ok(Identity { account, guest_id })
+    // The http helper fills `session` and `device` (issue 11.2, 11.5).
+    Ok(Identity {
+        account,
+        guest_id,
+        session: None,
+        device: None,
+    })
 }
 
 /// Failed attempts allowed per client address within [`THROTTLE_WINDOW`].

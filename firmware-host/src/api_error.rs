@@ -17,6 +17,10 @@ pub type Body = Full<Bytes>;
 /// Largest request body accepted (413 above).
 pub const MAX_BODY: usize = 16 * 1024;
 
+/// `Retry-After` of a `storage_unavailable` answer: the store heals itself within seconds
+/// when the card recovers.
+const STORAGE_RETRY_AFTER_S: u64 = 5;
+
 /// A failure answered to the client alone; nothing stored changed.
 #[derive(Debug)]
 pub enum ApiError {
@@ -101,6 +105,7 @@ impl ApiError {
             ApiError::WebsocketRequired => (C::WebsocketRequired, Level::DEBUG),
             ApiError::WebsocketVersion => (C::WebsocketVersion, Level::INFO),
             ApiError::TooManyConnections => (C::TooManyConnections, Level::WARN),
+            ApiError::Store(e) if e.is_unavailable() => (C::StorageUnavailable, Level::WARN),
             ApiError::Store(_) | ApiError::Internal { .. } => (C::Internal, Level::ERROR),
         }
     }
@@ -148,6 +153,10 @@ impl ApiError {
             ApiError::TooManyConnections => {
                 "too many open connections from this address".to_owned()
             }
+            ApiError::Store(e) if e.is_unavailable() => {
+                "the kiosk cannot save data right now; nothing was changed, try again in a minute"
+                    .to_owned()
+            }
             ApiError::Store(_) | ApiError::Internal { .. } => "internal server error".to_owned(),
         }
     }
@@ -167,6 +176,7 @@ impl ApiError {
         match self {
             ApiError::TooManyAttempts { retry_after_s }
             | ApiError::TooManyRegistrations { retry_after_s } => Some(*retry_after_s),
+            ApiError::Store(e) if e.is_unavailable() => Some(STORAGE_RETRY_AFTER_S),
             _ => None,
         }
     }

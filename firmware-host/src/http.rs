@@ -24,7 +24,7 @@ use hyper::header::{
 use hyper::{Method, Request, Response, StatusCode};
 use protocol::http::{
     GameView, Health, HealthStatus, LadderView, LeaderRow, Leaderboard, PerGame, Profile,
-    ServerConfig,
+    ServerConfig, StorageHealth, StorageState, Wifi, WifiSecurity,
 };
 use rooms::StoreError;
 
@@ -34,6 +34,7 @@ pub use crate::api_error::{ApiError, Body, MAX_BODY, json};
 use crate::assets;
 use crate::server::App;
 use crate::store::LadderStats;
+use crate::store::health::StorageState as StoreState;
 
 /// Recent games shown on a profile.
 const RECENT_GAMES: usize = 20;
@@ -215,11 +216,27 @@ pub(crate) async fn read_json<T: serde::de::DeserializeOwned>(
 
 fn health(app: &Arc<App>) -> Response<Body> {
     let stats = app.hub.stats();
+    let storage = app.store.health();
     json(
         StatusCode::OK,
         &Health {
-            status: HealthStatus::Ok,
-            reason: None,
+            status: if storage.degraded() {
+                HealthStatus::Degraded
+            } else {
+                HealthStatus::Ok
+            },
+            reason: storage.reason.clone(),
+            storage: StorageHealth {
+                state: match storage.state {
+                    StoreState::Failing => StorageState::Failing,
+                    StoreState::NearlyFull => StorageState::NearlyFull,
+                    StoreState::Ok => StorageState::Ok,
+                },
+                reason: storage.reason,
+                full: storage.full,
+                free_bytes: storage.free_bytes,
+                total_bytes: storage.total_bytes,
+            },
             version: env!("CARGO_PKG_VERSION").to_owned(),
             uptime_s: app.started.elapsed().as_secs(),
             rooms: stats.rooms_waiting + stats.rooms_playing,
@@ -234,13 +251,22 @@ fn health(app: &Arc<App>) -> Response<Body> {
 }
 
 fn config(app: &Arc<App>) -> Response<Body> {
+    let addresses = app.public_url.current();
     json(
         StatusCode::OK,
         &ServerConfig {
             kiosk_idle_s: app.config.kiosk_idle_s,
-            public_url: Some(app.public_url.clone()),
-            local_url: None,
-            wifi: None,
+            public_url: Some(addresses.public_url),
+            local_url: addresses.local_url,
+            wifi: app.config.guest_wifi.as_ref().map(|w| Wifi {
+                ssid: w.ssid.clone(),
+                security: if w.password.is_some() {
+                    WifiSecurity::Wpa
+                } else {
+                    WifiSecurity::Nopass
+                },
+                password: w.password.clone(),
+            }),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             protocol_version: protocol::PROTOCOL_VERSION,
         },

@@ -423,6 +423,9 @@ texts! {
     ErrNothingToUndo => "Nothing to take back.", "لا شيء للتراجع عنه.";
     ErrHintUnavailable => "Hints are only for your turn against the bot.", "التلميحات متاحة فقط في دورك ضد الروبوت.";
     ErrOnlineOnly => "That is only for online rooms.", "هذا متاح فقط في الغرف عبر الإنترنت.";
+    ErrSignedOut => "You were signed out.", "تم تسجيل خروجك.";
+    ErrNotFinished => "The game is not over yet.", "لم تنتهِ اللعبة بعد.";
+    ErrPlayAgainUnavailable => "Play again is for bot and local games.", "«العب مجددًا» متاح لألعاب الروبوت والألعاب المحلية فقط.";
     ErrStorage => "The server could not save that; try again.", "تعذّر على الخادم الحفظ؛ حاول مجددًا.";
     ErrUnavailable => "The server is busy or restarting; try again soon.", "الخادم مشغول أو يعيد التشغيل؛ حاول بعد قليل.";
 }

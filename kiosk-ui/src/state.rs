@@ -386,6 +386,9 @@ pub fn error_text(code: ErrorCode) -> Option<T> {
         ErrorCode::Storage => T::ErrStorage,
         ErrorCode::Unavailable => T::ErrUnavailable,
         ErrorCode::OnlineOnly => T::ErrOnlineOnly,
+        ErrorCode::SignedOut => T::ErrSignedOut,
+        ErrorCode::NotFinished => T::ErrNotFinished,
+        ErrorCode::PlayAgainUnavailable => T::ErrPlayAgainUnavailable,
     })
 }
 

@@ -93,8 +93,16 @@ pub enum ErrorCode {
     Unavailable,
     // Rooms (added after the first release: variants are only ever appended, so postcard
     // indices stay stable).
-    /// Seats, kicks, requests and draw offers exist only in online rooms (M1, M2, M3.8).
+    /// Seats, kicks, requests, draw offers and rematches exist only in online rooms (M1, M2,
+    /// M3.8, M3.12).
     OnlineOnly,
+    /// The connection's sign-in session ended (sign-out, password change): the connection
+    /// closes (code 4001) and the client reconnects, as a guest once its cookie is gone (S3).
+    SignedOut,
+    /// Play again and rematches come after the game is over (M3.12).
+    NotFinished,
+    /// Play again is for bot and local games; online games offer a rematch (M3.12).
+    PlayAgainUnavailable,
 }
 
 impl ErrorCode {
@@ -140,6 +148,9 @@ impl ErrorCode {
             ErrorCode::Storage => "storage",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::OnlineOnly => "online_only",
+            ErrorCode::SignedOut => "signed_out",
+            ErrorCode::NotFinished => "not_finished",
+            ErrorCode::PlayAgainUnavailable => "play_again_unavailable",
         }
     }
 }

@@ -246,13 +246,36 @@ pub enum HealthStatus {
     Degraded,
 }
 
+/// The data card's state, worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StorageState {
+    /// Writes fail: full, I/O errors, read-only. Play goes on in memory; results wait.
+    Failing,
+    /// Writes work, but little space is left.
+    NearlyFull,
+    Ok,
+}
+
+/// The data card, as `/api/health` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StorageHealth {
+    pub state: StorageState,
+    /// Why it is not `ok`, for people.
+    pub reason: Option<String>,
+    /// The failure is a full card.
+    pub full: bool,
+    pub free_bytes: Option<u64>,
+    pub total_bytes: Option<u64>,
+}
+
 /// `GET /api/health`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Health {
     pub status: HealthStatus,
-    /// Why the status is `degraded`; absent when it is `ok`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why the status is `degraded` (`null` when it is `ok`); `storage` has the details.
     pub reason: Option<String>,
+    pub storage: StorageHealth,
     /// The server's version (Cargo package version).
     pub version: String,
     pub uptime_s: u64,

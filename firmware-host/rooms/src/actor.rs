@@ -11,71 +11,21 @@ use protocol::records::{FinishedGame, RatingUpdate, UserId};
 use protocol::{CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, ServerMsg};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 
-use crate::hub::Shared;
+use crate::handle::{Outbox, RoomHandle, RoomMsg};
 use crate::persistence::Persistence;
 use crate::room::{Audience, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
-
-/// Where a connection's outgoing messages go. Bounded: a connection that does not keep up is
-/// dropped from the room rather than slowing it down.
-pub(crate) type Outbox = mpsc::Sender<ServerMsg>;
-
-/// What a room task receives.
-pub(crate) enum RoomMsg {
-    /// An intent from a connection, with that connection's outbox (kept when the intent makes
-    /// it a viewer).
-    Intent {
-        member: Member,
-        intent: Intent,
-        id: Option<RequestId>,
-        outbox: Outbox,
-    },
-    /// A connection closed or switched to another room.
-    Disconnect { conn: ConnId },
-    /// M3.4: the player moved to room `to`; reopen their waiting seat here.
-    Vacate { user: UserId, to: RoomId },
-    /// Save and stop; answer when saved.
-    Shutdown { done: oneshot::Sender<()> },
-    /// Its creator has many rooms open: close now if nobody views it and it is not an online
-    /// game waiting or in progress (as the idle timeout would later).
-    CloseIfIdle,
-}
-
-/// A room task's address.
-#[derive(Clone)]
-pub(crate) struct RoomHandle {
-    pub(crate) id: RoomId,
-    tx: mpsc::Sender<RoomMsg>,
-}
-
-impl RoomHandle {
-    /// Sends a message; `false` when the room has closed.
-    pub(crate) async fn send(&self, msg: RoomMsg) -> bool {
-        self.tx.send(msg).await.is_ok()
-    }
-
-    /// Sends without waiting, for rooms messaging rooms (which must never wait on each
-    /// other); `false` when the room has closed or its queue is full.
-    pub(crate) fn try_send(&self, msg: RoomMsg) -> bool {
-        self.tx.try_send(msg).is_ok()
-    }
-}
-
-/// How many messages a room queues before senders wait.
-const ROOM_QUEUE: usize = 256;
+use crate::shared::{Shared, wall_ms};
 
 /// Starts the task for `room`, carrying out `initial` effects first (the bot's opening move,
 /// the first clock, loading ratings), and registers it in the lobby.
-pub(crate) fn spawn(room: Room, initial: Vec<Effect>, shared: Arc<Shared>) -> RoomHandle {
-    let (tx, rx) = mpsc::channel(ROOM_QUEUE);
-    let handle = RoomHandle {
-        id: room.id().to_owned(),
-        tx,
-    };
+pub(crate) fn spawn(mut room: Room, initial: Vec<Effect>, shared: Arc<Shared>) -> RoomHandle {
+    room.set_passcode_limits(shared.config.passcode_limits());
+    let (handle, rx) = RoomHandle::new(room.id().to_owned());
     shared
         .lobby
         .insert(handle.clone(), room.summary(), room.host().clone());
@@ -105,8 +55,8 @@ enum SaveOp {
     Delete,
 }
 
-/// A room's writer of its saved state: one at a time, in order, coalescing bursts, on the
-/// blocking pool (redb blocks).
+/// A room's writer of its saved state: one at a time, in order, coalescing bursts; the
+/// store's writer answers each when its commit is done.
 fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp>, JoinHandle<()>) {
     let (tx, mut rx) = watch::channel(SaveOp::Idle);
     let task = tokio::spawn(async move {
@@ -114,18 +64,13 @@ fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp
         // last state is written before the loop ends.
         while rx.changed().await.is_ok() {
             let op = rx.borrow_and_update().clone();
-            let store = store.clone();
-            let key = id.clone();
-            let result = tokio::task::spawn_blocking(move || match op {
+            let result = match op {
                 SaveOp::Idle => Ok(()),
-                SaveOp::Save(bytes) => store.save_room_blocking(&key, &bytes),
-                SaveOp::Delete => store.delete_room_blocking(&key),
-            })
-            .await;
-            match result {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::error!(room = %id, error = %e, "saving room failed"),
-                Err(e) => tracing::error!(room = %id, error = %e, "saving room panicked"),
+                SaveOp::Save(bytes) => store.save_room(&id, bytes.to_vec()).await,
+                SaveOp::Delete => store.delete_room(&id).await,
+            };
+            if let Err(e) = result {
+                tracing::error!(room = %id, error = %e, "saving room failed");
             }
         }
     });
@@ -139,66 +84,6 @@ struct Actor {
     outboxes: HashMap<ConnId, (PlayerKey, Outbox)>,
     saver: watch::Sender<SaveOp>,
     closed: bool,
-    passcodes: PasscodeThrottle,
-}
-
-/// Wrong passcodes tried in one room (M3.3), so that four digits cannot be guessed at the
-/// message rate: per player and for the whole room, the times (room milliseconds) of the
-/// failures still inside the window.
-#[derive(Default)]
-struct PasscodeThrottle {
-    per_user: HashMap<UserId, VecDeque<u64>>,
-    room: VecDeque<u64>,
-}
-
-impl PasscodeThrottle {
-    fn forget_old(times: &mut VecDeque<u64>, now_ms: u64, window_ms: u64) {
-        while times
-            .front()
-            .is_some_and(|&t| now_ms.saturating_sub(t) >= window_ms)
-        {
-            times.pop_front();
-        }
-    }
-
-    /// How long `user` must wait before trying again, if locked out.
-    fn locked(&mut self, user: UserId, now_ms: u64, config: &crate::hub::HubConfig) -> Option<u64> {
-        let window_ms = u64::try_from(config.passcode_window.as_millis()).unwrap_or(u64::MAX);
-        let mut wait = None;
-        Self::forget_old(&mut self.room, now_ms, window_ms);
-        if self.room.len() >= config.passcode_attempts_per_room {
-            wait = self.room.front().map(|&t| t + window_ms - now_ms);
-        }
-        if let Some(times) = self.per_user.get_mut(&user) {
-            Self::forget_old(times, now_ms, window_ms);
-            if times.len() >= config.passcode_attempts {
-                let mine = times.front().map(|&t| t + window_ms - now_ms);
-                wait = wait.max(mine);
-            }
-        }
-        wait
-    }
-
-    fn failed(&mut self, user: UserId, now_ms: u64, config: &crate::hub::HubConfig) {
-        // Bounded: the per-user lists are trimmed to the limit, and players who leave the
-        // window are forgotten when the map grows.
-        if self.per_user.len() > 1000 {
-            let window_ms = u64::try_from(config.passcode_window.as_millis()).unwrap_or(u64::MAX);
-            self.per_user.retain(|_, t| {
-                t.back()
-                    .is_some_and(|&t| now_ms.saturating_sub(t) < window_ms)
-            });
-        }
-        let times = self.per_user.entry(user).or_default();
-        times.push_back(now_ms);
-        while times.len() > config.passcode_attempts {
-            times.pop_front();
-        }
-        self.room.push_back(now_ms);
-        while self.room.len() > config.passcode_attempts_per_room {
-            self.room.pop_front();
-        }
-    }
 }
 
 async fn run(
@@ -215,7 +100,6 @@ async fn run(
         outboxes: HashMap::new(),
         saver,
         closed: false,
-        passcodes: PasscodeThrottle::default(),
     };
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
@@ -235,8 +119,14 @@ async fn run(
                 let Some(msg) = msg else { break };
                 let was_viewed = !actor.room.is_empty();
                 match msg {
-                    RoomMsg::Intent { member, intent, id, outbox } => {
+                    RoomMsg::Intent { member, intent, id, outbox, accepted } => {
+                        let conn = member.conn;
                         actor.intent(member, intent, id, outbox).await;
+                        if let Some(accepted) = accepted {
+                            let viewing = !actor.closed && actor.outboxes.contains_key(&conn);
+                            // The session may have gone meanwhile; then nobody asks.
+                            accepted.send(viewing).ok();
+                        }
                     }
                     RoomMsg::Disconnect { conn } => {
                         actor.outboxes.remove(&conn);
@@ -291,6 +181,26 @@ async fn run(
             }))
         });
     }
+    // No intent is dropped unanswered: new sends now fail (the session answers `room_closed`),
+    // and what is already queued is answered here.
+    rx.close();
+    while let Ok(msg) = rx.try_recv() {
+        match msg {
+            RoomMsg::Intent { id, outbox, .. } => {
+                let (code, message) = if actor.closed {
+                    (ErrorCode::RoomClosed, "the room has closed")
+                } else {
+                    (ErrorCode::Unavailable, "the server is shutting down")
+                };
+                deliver(&outbox, ServerMsg::error(id, code, message));
+            }
+            RoomMsg::Shutdown { done } => {
+                // Closed rooms are deleted, not saved; the hub only waits.
+                done.send(()).ok();
+            }
+            RoomMsg::Disconnect { .. } | RoomMsg::Vacate { .. } | RoomMsg::CloseIfIdle => {}
+        }
+    }
     // Dropping the sender lets the saver write its last state and stop.
     drop(actor.saver);
     if let Err(e) = saver_task.await {
@@ -302,12 +212,6 @@ async fn run(
     }
 }
 
-pub(crate) fn wall_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 impl Actor {
     async fn intent(
         &mut self,
@@ -317,28 +221,6 @@ impl Actor {
         outbox: Outbox,
     ) {
         let now_ms = self.shared.now_ms();
-        // M3.3: a wrong passcode is refused; too many in a row lock the guesser out for a while.
-        let passcode_user = match &intent {
-            Intent::Join {
-                passcode: Some(_), ..
-            } => member.user(),
-            _ => None,
-        };
-        if let Some(user) = passcode_user
-            && let Some(wait_ms) = self.passcodes.locked(user, now_ms, &self.shared.config)
-        {
-            let secs = wait_ms.div_ceil(1000).max(1);
-            tracing::warn!(room = %self.room.id(), user, retry_after_s = secs, "passcode refused: too many wrong passcodes");
-            deliver(
-                &outbox,
-                ServerMsg::Error {
-                    id,
-                    code: ErrorCode::WrongPasscode,
-                    message: format!("too many wrong passcodes; try again in {secs} s"),
-                },
-            );
-            return;
-        }
         let mut seats = self.shared.seats.clone();
         let result = self.room.apply(
             &member,
@@ -374,11 +256,9 @@ impl Actor {
                 }
             }
             Err(refusal) => {
-                if let Some(user) = passcode_user
-                    && refusal.code == ErrorCode::WrongPasscode
-                {
-                    self.passcodes.failed(user, now_ms, &self.shared.config);
-                    tracing::info!(room = %self.room.id(), user, "wrong passcode");
+                if refusal.code == ErrorCode::WrongPasscode {
+                    // Logged at info: a run of these is someone guessing (M3.3).
+                    tracing::info!(room = %self.room.id(), user = ?member.user(), message = %refusal.message, "passcode refused");
                 }
                 // Bad input: the sender alone is told; the room is unchanged. Refusals are
                 // ordinary (a tap out of turn), so they are logged at debug level only.
@@ -413,12 +293,21 @@ impl Actor {
         while let Some(effect) = queue.pop_front() {
             match effect {
                 Effect::Changed => changed = true,
-                Effect::Event { to, event } => {
-                    self.broadcast(|key| match &to {
-                        Audience::All => Some(ServerMsg::Event(event.clone())),
-                        Audience::Person(p) if p == key => Some(ServerMsg::Event(event.clone())),
-                        Audience::Person(_) => None,
-                    });
+                Effect::Event {
+                    to: Audience::All,
+                    event,
+                } => {
+                    self.broadcast(|_| Some(ServerMsg::Event(event.clone())));
+                }
+                // An event for one person reaches every connection of theirs, whatever room it
+                // views (a player moved to another room, M3.4, views that one).
+                Effect::Event {
+                    to: Audience::Person(key),
+                    event,
+                } => {
+                    self.shared
+                        .conns
+                        .send_to_person(&key, &ServerMsg::Event(event));
                 }
                 Effect::Hint { conn, cell } => {
                     if let Some((_, outbox)) = self.outboxes.get(&conn) {
@@ -573,17 +462,11 @@ impl Actor {
     /// Stores a finished game, retrying a few times; the rating updates, or `None` if it
     /// could not be stored.
     async fn commit(&self, game: FinishedGame) -> Option<Vec<RatingUpdate>> {
-        let game = Arc::new(game);
         for attempt in 0..3u32 {
-            let store = self.shared.store.clone();
-            let g = game.clone();
-            match tokio::task::spawn_blocking(move || store.commit_game_blocking(&g)).await {
-                Ok(Ok(updates)) => return Some(updates),
-                Ok(Err(e)) => {
-                    tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
-                }
+            match self.shared.store.commit_game(&game).await {
+                Ok(updates) => return Some(updates),
                 Err(e) => {
-                    tracing::error!(room = %game.id, attempt, error = %e, "storing result panicked");
+                    tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
                 }
             }
             tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt + 1))).await;

@@ -2,16 +2,77 @@
 //!
 //! # Layout
 //!
-//! - [`persistence`]: what rooms need from storage, implemented by `firmware-host`'s redb store.
+//! Files from the bottom of the import graph up (none imports a file above it; the test
+//! `tests/import_loops.rs` keeps it so):
+//!
+//! - [`refusal`]: [`Refusal`], the stable error code and message the sender alone is told.
+//! - [`persistence`]: what rooms need from storage ([`Persistence`], [`Identity`]), implemented
+//!   by `firmware-host`'s redb store.
 //! - [`settings`]: the creation box, checked once into valid [`settings::Settings`].
-//! - [`room`]: [`room::Room`], one game's rules of play as a pure state machine.
 //! - [`seats`]: the seat book shared by rooms: one seat per player (M3.4).
+//! - [`room`]: [`room::Room`], one game's rules as a pure state machine, one file per part of
+//!   a room's life (its own docs list them).
 //! - [`saved`]: the versioned saved form of an open room, for restarts.
+//! - `handle` (private): a room task's address and the messages it takes.
 //! - `lobby` (private): the directory of open rooms and their lobby rows.
-//! - `actor` (private): the task that owns one room, its clock and its bot.
+//! - `conns` (private): every open connection, for events to a person and ending sessions.
+//! - [`config`]: [`HubConfig`], the limits and timings.
+//! - `shared` (private): what rooms and sessions share (storage, seat book, lobby, clock).
+//! - `actor` (private): the task that owns one room, its clock and its bot, and carries out
+//!   the room's effects (snapshots, events, storage).
+//! - `create` (private): creating a room: limits, id, the creator's seat.
 //! - `session` (private): one WebSocket connection: hello, limits, decoding, routing.
 //! - [`hub`]: [`Hub`], the handle `firmware-host` calls: start (restoring saved rooms), serve a
 //!   WebSocket, lobby list, stats, shutdown.
+//!
+//! # Where each rule of SPEC.md lives
+//!
+//! | rule | file |
+//! | --- | --- |
+//! | R-XO-*, R-INF-1…3, R-INF-5 (the games) | `engine`; applied by `room/play.rs` |
+//! | R-INF-4 repetition | `engine::GameRecord`; warned and drawn in `room/play.rs` |
+//! | T2–T4 the bot's move, T5 hints | `tables::bot`; played in `room/play.rs` |
+//! | M1.1, M1.2, M2.1, M3.1 the creation box | `settings.rs`; sides and X/O at random in `room/mod.rs` (`Room::new`) |
+//! | M1.3, M2.2, M3.11 undo, hints, who the device moves for | `room/play.rs`; `controls` in `room/mod.rs` |
+//! | M2.3, M3.9 exit; M3.9 resign | `room/seating.rs` (`exit`); `room/play.rs` (`resign`) |
+//! | M3.2 listing, shareable id | `lobby.rs`, `create.rs` (ids); host ready in `room/mod.rs` |
+//! | M3.3 joining by policy | `room/seating.rs` (`join`, `accept`, `decline`, `cancel_request`) |
+//! | M3.3 wrong-passcode throttle | `room/passcode.rs` |
+//! | M3.3 passcode only to the host | `room/view.rs` |
+//! | M3.4 one seat per player | `seats.rs`; claimed in `create.rs` and `room/seating.rs` (`seat_guest`, `start`, `vacate`) |
+//! | M3.5 kick | `room/seating.rs` (`kick`); refused views in `room/errors.rs` |
+//! | M3.6 ready, start, marks at random | `room/seating.rs` (`ready`, `start`) |
+//! | M3.7 clocks | `room/clock.rs`; the timer in `actor.rs` |
+//! | M3.8 draw offers | `room/offers.rs`; withdrawn by a move in `room/play.rs` |
+//! | M3.10 presence, idle rooms | `room/seating.rs` (`open`, `disconnect`), `room/view.rs` (`present`); idle close in `actor.rs` |
+//! | M4 spectators | `room/seating.rs` (`open`), `room/view.rs` (count, what they see), `room/errors.rs` (what they may not do) |
+//! | E2, E3 rated results, P3 stored before announced | `room/result.rs`; the store call in `actor.rs` |
+//! | E4 ELO preview | `room/view.rs` |
+//! | P3 open rooms survive a restart | `saved.rs`; written by the saver in `actor.rs`, restored in `hub.rs` |
+//! | Bad input: which refusal wins | `room/errors.rs` |
+//! | Bad input: frames, sizes, rates, hello | `session.rs` (limits in `config.rs`) |
+//! | S4 room limits per host and server | `create.rs` |
+//!
+//! # Rules an outside client asks about
+//!
+//! - **Which refusal wins** when several apply: the order in `room/errors.rs` (kicked, then the
+//!   kind of room, the sender's role, the phase, the intent's own conditions); a spectator's
+//!   `undo` in an online room is `undo_unavailable`.
+//! - **Draw offers** may be made on either player's turn, at most one between two of one's own
+//!   moves (`offer_limit`), one pending at a time (`offer_pending`), `room/offers.rs`.
+//! - **`seat_moved`** is sent whenever a waiting seat is left for another room, however the new
+//!   seat was taken (open, passcode or accepted request), `room/seating.rs`.
+//! - **Events for one person** (`join_requested`, `request_declined`, `seat_moved`, `kicked`)
+//!   reach every connection of that person, whatever room it views (`conns.rs`).
+//! - **Bot and local games never count for `already_seated`**: the seat book holds online
+//!   rooms only, so a player in a bot or local game may create or join an online room.
+//! - **A refused `open` or `join` leaves the connection's current room** as it was; the room
+//!   becomes current only once it accepted (`session.rs`).
+//! - **Every intent is answered**: a snapshot (with the intent's `id`), `left`, `hint` or an
+//!   error; one sent to a room that is closing is answered `room_closed` (`actor.rs`).
+//! - **Marks in snapshots** (`x`, `o`) are in play order, oldest first, in both games.
+//! - **Sign-out** (S3): a WebSocket whose sign-in session ends gets the error `signed_out` and a
+//!   close frame with code 4001 `signed_out` (`Hub::end_session`, `Hub::end_user_sessions`).
 //!
 //! The rules of a room are a pure state machine: an intent in, effects out, no I/O, so every
 //! rule is a unit test away.
@@ -44,14 +105,22 @@
 //! ```
 
 mod actor;
+pub mod config;
+mod conns;
+mod create;
+mod handle;
 pub mod hub;
 mod lobby;
 pub mod persistence;
+pub mod refusal;
 pub mod room;
 pub mod saved;
 pub mod seats;
 mod session;
 pub mod settings;
+mod shared;
 
-pub use hub::{Hub, HubConfig, HubStats};
-pub use persistence::{Account, Identity, Persistence, StoreError};
+pub use config::HubConfig;
+pub use hub::{Hub, HubStats};
+pub use persistence::{Account, Identity, Persistence, StoreError, StoreFuture};
+pub use refusal::Refusal;

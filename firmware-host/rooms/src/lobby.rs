@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use protocol::{Phase, RoomId, RoomKind, RoomSummary};
 use tokio::sync::watch;
 
-use crate::actor::RoomHandle;
+use crate::handle::RoomHandle;
 use crate::room::PlayerKey;
 
 struct Entry {

@@ -10,6 +10,7 @@ use protocol::records::UserId;
 use protocol::{Phase, RoomId};
 use serde::{Deserialize, Serialize};
 
+use crate::room::passcode::Passcodes;
 use crate::room::{PlayerKey, Room, Seat};
 use crate::seats::SeatBook;
 use crate::settings::Settings;
@@ -110,6 +111,7 @@ impl Room {
             outcome: None,
             started_at_ms: s.started_at_ms,
             game_no: s.game_no,
+            passcodes: Passcodes::default(),
         };
         for user in room.seated_users() {
             // A restored room's players were seated before the restart; a conflict can only

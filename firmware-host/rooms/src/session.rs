@@ -9,17 +9,18 @@ use protocol::{
     decode_client,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
-use crate::actor::{RoomHandle, RoomMsg};
-use crate::hub::Shared;
+use crate::create::create;
+use crate::handle::{RoomHandle, RoomMsg};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
+use crate::shared::Shared;
 
 /// A token bucket: `rate` messages per second sustained, `burst` at once.
 #[derive(Debug)]
@@ -81,8 +82,14 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let member = Member::from_identity(shared.next_conn(), &identity);
-    let _counted = shared.connect(member.key.clone());
     let (outbox, mut inbox) = mpsc::channel(shared.config.outbox_capacity);
+    let (_registered, signed_out) = shared.connect(
+        member.conn,
+        member.key.clone(),
+        identity.session.clone(),
+        outbox.clone(),
+    );
+    let mut signed_out = Some(signed_out);
     let mut lobby = shared.lobby.subscribe();
     let mut stopping = shared.stopping.subscribe();
     let mut bucket = Bucket::new(shared.config.max_messages_per_s, shared.config.burst);
@@ -175,6 +182,19 @@ where
             _ = stopping.changed() => {
                 stop = Stop::Close(CloseCode::Restart, "server restarting");
             }
+            ended = async { signed_out.as_mut().expect("guarded by the branch condition").await }, if signed_out.is_some() => {
+                signed_out = None;
+                if ended.is_err() {
+                    // The registry let go without firing (it does not while this connection
+                    // is registered): nothing ended.
+                    continue;
+                }
+                // S3: the session ended elsewhere (sign-out, password change); the client
+                // reconnects and is a guest once its cookie is gone.
+                tracing::info!(conn = s.member.conn, "WebSocket closed: session ended");
+                s.error(None, ErrorCode::SignedOut, "you were signed out; reconnect").await;
+                stop = Stop::Close(CloseCode::Library(SIGNED_OUT_CLOSE), "signed_out");
+            }
         }
     }
     if let Some(room) = s.room.take() {
@@ -208,6 +228,9 @@ where
         }
     }
 }
+
+/// The close code of a connection whose sign-in session ended (S3).
+pub(crate) const SIGNED_OUT_CLOSE: u16 = 4001;
 
 /// At most how long a closing connection waits for the peer's close frame.
 const LINGER: std::time::Duration = std::time::Duration::from_secs(2);
@@ -346,7 +369,7 @@ where
                 return;
             }
             ClientMsg::CreateRoom { id, room } => {
-                match self.shared.create(&self.member, &room) {
+                match create(&self.shared, &self.member, &room) {
                     Ok(handle) => {
                         self.switch(Some(handle)).await;
                         self.forward(Intent::Open, id).await;
@@ -358,15 +381,11 @@ where
                 return;
             }
             ClientMsg::Open { id, room } => {
-                if self.enter(&room, id).await {
-                    self.forward(Intent::Open, id).await;
-                }
+                self.enter(&room, Intent::Open, id).await;
                 return;
             }
             ClientMsg::Join { id, room, passcode } => {
-                if self.enter(&room, id).await {
-                    self.forward(Intent::Join { passcode }, id).await;
-                }
+                self.enter(&room, Intent::Join { passcode }, id).await;
                 return;
             }
             ClientMsg::Close { .. } => Intent::Close,
@@ -387,25 +406,42 @@ where
         self.forward(intent, id).await;
     }
 
-    /// Makes room `id` the current room, leaving the previous one (presence only).
-    async fn enter(&mut self, id: &RoomId, request: Option<RequestId>) -> bool {
+    /// Sends `intent` (open or join) to room `id`, which becomes the current room only when the
+    /// room accepts it; a refused one leaves the current room as it was.
+    async fn enter(&mut self, id: &RoomId, intent: Intent, request: Option<RequestId>) {
         if self.room.as_ref().is_some_and(|r| r.id == *id) {
-            return true;
+            self.forward(intent, request).await;
+            return;
         }
-        match self.shared.lobby.handle(id) {
-            Some(handle) => {
-                self.switch(Some(handle)).await;
-                true
-            }
-            None => {
-                self.error(
-                    request,
-                    ErrorCode::UnknownRoom,
-                    format!("there is no room {id}"),
-                )
+        let Some(handle) = self.shared.lobby.handle(id) else {
+            self.error(
+                request,
+                ErrorCode::UnknownRoom,
+                format!("there is no room {id}"),
+            )
+            .await;
+            return;
+        };
+        let (accepted, answer) = oneshot::channel();
+        let sent = handle
+            .send(RoomMsg::Intent {
+                member: self.member.clone(),
+                intent,
+                id: request,
+                outbox: self.outbox.clone(),
+                accepted: Some(accepted),
+            })
+            .await;
+        if !sent {
+            self.error(request, ErrorCode::RoomClosed, "the room has closed")
                 .await;
-                false
-            }
+            return;
+        }
+        // The room answers the client itself (snapshot or error); this only says whether the
+        // connection now views it. A room that closed before answering leaves things as they
+        // were.
+        if answer.await == Ok(true) {
+            self.switch(Some(handle)).await;
         }
     }
 
@@ -432,6 +468,7 @@ where
                 intent,
                 id,
                 outbox: self.outbox.clone(),
+                accepted: None,
             })
             .await;
         if !sent {

@@ -5,7 +5,7 @@ use engine::{Game, Mark};
 use protocol::{CreateRoom, ErrorCode, JoiningRequest, OpponentRequest};
 use serde::{Deserialize, Serialize};
 
-use crate::room::Refusal;
+use crate::refusal::Refusal;
 
 /// The choices of Infinite XO's move clock, in seconds (M3.1).
 pub const TIMES_PER_MOVE_S: [u8; 3] = [5, 10, 30];

@@ -1,0 +1,67 @@
+//! A room task's address ([`RoomHandle`]) and what it receives ([`RoomMsg`]): what sessions,
+//! the lobby and other rooms hold to reach a room.
+
+use protocol::records::UserId;
+use protocol::{RequestId, RoomId, ServerMsg};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::room::{ConnId, Intent, Member};
+
+/// Where a connection's outgoing messages go. Bounded: a connection that does not keep up is
+/// dropped from the room rather than slowing it down.
+pub(crate) type Outbox = mpsc::Sender<ServerMsg>;
+
+/// What a room task receives.
+pub(crate) enum RoomMsg {
+    /// An intent from a connection, with that connection's outbox (kept when the intent makes
+    /// it a viewer).
+    Intent {
+        member: Member,
+        intent: Intent,
+        id: Option<RequestId>,
+        outbox: Outbox,
+        /// Told whether the connection views the room after the intent (it was accepted), for
+        /// a session that makes the room its current one only then.
+        accepted: Option<oneshot::Sender<bool>>,
+    },
+    /// A connection closed or switched to another room.
+    Disconnect { conn: ConnId },
+    /// M3.4: the player moved to room `to`; reopen their waiting seat here.
+    Vacate { user: UserId, to: RoomId },
+    /// Save and stop; answer when saved.
+    Shutdown { done: oneshot::Sender<()> },
+    /// Its creator has many rooms open: close now if nobody views it and it is not an online
+    /// game waiting or in progress (as the idle timeout would later).
+    CloseIfIdle,
+}
+
+/// A room task's address.
+#[derive(Clone)]
+pub(crate) struct RoomHandle {
+    pub(crate) id: RoomId,
+    tx: mpsc::Sender<RoomMsg>,
+}
+
+impl RoomHandle {
+    /// Sends a message; `false` when the room has closed.
+    pub(crate) async fn send(&self, msg: RoomMsg) -> bool {
+        self.tx.send(msg).await.is_ok()
+    }
+
+    /// Sends without waiting, for rooms messaging rooms (which must never wait on each
+    /// other); `false` when the room has closed or its queue is full.
+    pub(crate) fn try_send(&self, msg: RoomMsg) -> bool {
+        self.tx.try_send(msg).is_ok()
+    }
+}
+
+/// How many messages a room queues before senders wait.
+const ROOM_QUEUE: usize = 256;
+
+impl RoomHandle {
+    /// A new address for room `id`, and the queue its task reads.
+    pub(crate) fn new(id: RoomId) -> (RoomHandle, mpsc::Receiver<RoomMsg>) {
+        let (tx, rx) = mpsc::channel(ROOM_QUEUE);
+        (RoomHandle { id, tx }, rx)
+    }
+}

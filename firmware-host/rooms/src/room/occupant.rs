@@ -1,0 +1,64 @@
+//! Who sits in a seat, and the seat itself.
+
+use engine::Mark;
+use protocol::records::{PlayerRef, UserId};
+use serde::{Deserialize, Serialize};
+
+use super::member::PlayerKey;
+
+/// Who sits in a seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Occupant {
+    Human { key: PlayerKey, name: String },
+    Bot { difficulty: u8 },
+    Local { name: String },
+}
+
+impl Occupant {
+    pub(crate) fn player_ref(&self) -> PlayerRef {
+        match self {
+            Occupant::Human {
+                key: PlayerKey::User(id),
+                name,
+            } => PlayerRef::User {
+                id: *id,
+                name: name.clone(),
+            },
+            Occupant::Human {
+                key: PlayerKey::Guest(_),
+                name,
+            } => PlayerRef::Guest { name: name.clone() },
+            Occupant::Bot { difficulty } => PlayerRef::Bot {
+                difficulty: *difficulty,
+            },
+            Occupant::Local { name } => PlayerRef::Local { name: name.clone() },
+        }
+    }
+
+    pub(crate) fn name(&self) -> String {
+        match self {
+            Occupant::Human { name, .. } | Occupant::Local { name } => name.clone(),
+            Occupant::Bot { difficulty } => format!("Bot {difficulty}%"),
+        }
+    }
+
+    pub(crate) fn user(&self) -> Option<UserId> {
+        match self {
+            Occupant::Human {
+                key: PlayerKey::User(id),
+                ..
+            } => Some(*id),
+            _ => None,
+        }
+    }
+}
+
+/// One of the two seats.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Seat {
+    pub occupant: Option<Occupant>,
+    pub mark: Option<Mark>,
+    pub ready: bool,
+    /// The occupant's rating on this ladder, once loaded (online rooms).
+    pub rating: Option<i32>,
+}

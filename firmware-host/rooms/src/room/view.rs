@@ -1,0 +1,181 @@
+//! What each reader sees: the room snapshot for one person (M4; the passcode only to the host,
+//! M3.3; the ELO preview, E4), and the lobby row.
+
+use engine::elo::{self, Score};
+use engine::{Game, Mark};
+use protocol::view::ResultView;
+use protocol::{
+    ClockView, EloPreview, JoinRequestView, Joining, Phase, PlayerView, RoomKind, RoomSummary,
+    RoomView, SeatView, YouView,
+};
+
+use super::{Occupant, PlayerKey, Room};
+use crate::settings::{Opponent, Policy};
+
+impl Room {
+    /// `mark`'s cells on the board, oldest first: the last of its moves that are still on the
+    /// board (all of them in XO, at most three in Infinite XO, R-INF-2). The position itself
+    /// keeps XO's marks as a set, so the order comes from the moves.
+    fn marks_in_play_order(&self, mark: Mark) -> Vec<engine::Cell> {
+        let on_board = self.record.position().marks(mark).len();
+        let first = match mark {
+            Mark::X => 0,
+            Mark::O => 1,
+        };
+        let mine: Vec<engine::Cell> = self
+            .record
+            .moves()
+            .iter()
+            .skip(first)
+            .step_by(2)
+            .copied()
+            .collect();
+        mine[mine.len().saturating_sub(on_board)..].to_vec()
+    }
+
+    fn kind(&self, reader_is_host: bool) -> RoomKind {
+        match &self.settings.opponent {
+            Opponent::Player { policy } => RoomKind::Online {
+                joining: match policy {
+                    Policy::Open => Joining::Open,
+                    Policy::Approval => Joining::Approval,
+                    // Only the host ever receives the passcode (M3.3).
+                    Policy::Passcode(code) => Joining::Passcode {
+                        code: reader_is_host.then(|| code.clone()),
+                    },
+                },
+            },
+            Opponent::Bot { difficulty, .. } => RoomKind::Bot {
+                difficulty: *difficulty,
+            },
+            Opponent::Local { .. } => RoomKind::Local,
+        }
+    }
+
+    /// The ELO preview (E4) while a rated game is on and both ratings are known.
+    fn elo(&self) -> Option<EloPreview> {
+        if !self.is_online() || self.phase != Phase::Playing {
+            return None;
+        }
+        let x = self.seats[self.seat_with_mark(Mark::X)?].rating?;
+        let o = self.seats[self.seat_with_mark(Mark::O)?].rating?;
+        let pair = |score| {
+            let (a, b) = elo::preview(x, o, score);
+            [a, b]
+        };
+        Some(EloPreview {
+            x_rating: x,
+            o_rating: o,
+            x_wins: pair(Score::Win),
+            draw: pair(Score::Draw),
+            o_wins: pair(Score::Loss),
+        })
+    }
+
+    /// The room as the person `key` may see it, at monotonic time `now_ms`.
+    pub fn view_for(&self, key: &PlayerKey, now_ms: u64) -> RoomView {
+        let is_host = *key == self.host;
+        let position = self.record.position();
+        let seats = core::array::from_fn(|i| {
+            let seat = &self.seats[i];
+            SeatView {
+                player: seat.occupant.as_ref().map(|o| PlayerView {
+                    player: o.player_ref(),
+                    rating: seat.rating,
+                }),
+                mark: seat.mark,
+                ready: seat.ready,
+                present: match &seat.occupant {
+                    Some(Occupant::Human { key, .. }) => self.present(key),
+                    Some(Occupant::Bot { .. }) => true,
+                    Some(Occupant::Local { .. }) => self.present(&self.host),
+                    None => false,
+                },
+            }
+        });
+        let user = match key {
+            PlayerKey::User(id) => Some(*id),
+            PlayerKey::Guest(_) => None,
+        };
+        let requests = self
+            .requests
+            .iter()
+            .filter(|(u, _)| is_host || Some(*u) == user)
+            .map(|(u, name)| JoinRequestView {
+                user: *u,
+                name: name.clone(),
+            })
+            .collect();
+        let you = YouView {
+            seat: match &self.settings.opponent {
+                Opponent::Player { .. } => self.seat_of(key).and_then(|s| u8::try_from(s).ok()),
+                Opponent::Bot { .. } => is_host.then_some(0),
+                Opponent::Local { .. } => None,
+            },
+            host: is_host,
+            to_move: self.phase == Phase::Playing && self.controls(key) == Some(position.turn()),
+            requested: self.requests.iter().any(|(u, _)| Some(*u) == user),
+        };
+        RoomView {
+            id: self.id.clone(),
+            game: self.settings.game,
+            kind: self.kind(is_host),
+            phase: self.phase,
+            per_move_ms: self.settings.per_move_ms,
+            seats,
+            x: self.marks_in_play_order(Mark::X),
+            o: self.marks_in_play_order(Mark::O),
+            turn: position.turn(),
+            glowing: position.glowing(),
+            moves: self.record.moves().to_vec(),
+            clock: self.clock.map(|c| ClockView {
+                mark: c.mark,
+                remaining_ms: u32::try_from(c.deadline_ms.saturating_sub(now_ms))
+                    .unwrap_or(u32::MAX),
+                per_move_ms: self.settings.per_move_ms.unwrap_or(0),
+                forfeit: self.settings.game == Game::Xo,
+            }),
+            repetition_warning: self.record.repetition_warning(),
+            draw_offer: self.draw_offer,
+            requests,
+            result: self
+                .outcome
+                .as_ref()
+                .filter(|o| o.announced)
+                .map(|o| ResultView {
+                    end: o.end,
+                    rated: o.rated,
+                    ratings: o.ratings.clone(),
+                }),
+            elo: self.elo(),
+            spectators: self.spectators(),
+            can_undo: !self.is_online() && is_host && self.undo_plies() > 0,
+            you,
+        }
+    }
+
+    /// The room's lobby row; never the passcode.
+    pub fn summary(&self) -> RoomSummary {
+        RoomSummary {
+            id: self.id.clone(),
+            game: self.settings.game,
+            kind: self.kind(false),
+            phase: self.phase,
+            players: self
+                .seats
+                .iter()
+                .filter_map(|s| s.occupant.as_ref().map(Occupant::name))
+                .collect(),
+            open_seat: self.is_online()
+                && self.phase == Phase::Waiting
+                && self.seats[1].occupant.is_none(),
+            per_move_ms: self.settings.per_move_ms,
+            spectators: self.spectators(),
+        }
+    }
+
+    /// Whether anyone views the room.
+    pub fn is_empty(&self) -> bool {
+        self.viewers.is_empty()
+    }
+}

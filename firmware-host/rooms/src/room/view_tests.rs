@@ -1,0 +1,108 @@
+//! What each reader sees (M3.3 passcode to the host only, E4 preview).
+
+use super::bench::*;
+use super::*;
+
+#[test]
+fn passcode_sent_to_host_only() {
+    let mut b = Bench::new();
+    let host = user(1, 1);
+    let mut room = b.online(
+        &host,
+        Game::Xo,
+        JoiningRequest::Passcode {
+            code: "0420".into(),
+        },
+        "r1",
+    );
+    let joiner = user(2, 2);
+    let watcher = guest(3, "g3");
+    b.ok(&mut room, &watcher, Intent::Open);
+    b.ok(
+        &mut room,
+        &joiner,
+        Intent::Join {
+            passcode: Some("0420".into()),
+        },
+    );
+    assert_eq!(
+        room.view_for(&host.key, b.now).kind,
+        RoomKind::Online {
+            joining: Joining::Passcode {
+                code: Some("0420".into())
+            }
+        }
+    );
+    for reader in [&joiner.key, &watcher.key] {
+        let view = room.view_for(reader, b.now);
+        assert_eq!(
+            view.kind,
+            RoomKind::Online {
+                joining: Joining::Passcode { code: None }
+            }
+        );
+        assert!(!serde_json::to_string(&view).unwrap().contains("0420"));
+    }
+    assert!(
+        !serde_json::to_string(&room.summary())
+            .unwrap()
+            .contains("0420")
+    );
+}
+
+#[test]
+fn elo_preview_during_active_rated_game() {
+    let mut b = Bench::new();
+    let (mut room, x, _o) = b.started(&user(1, 1), &user(2, 2), Game::Infinite);
+    assert_eq!(
+        room.view_for(&x.key, b.now).elo,
+        None,
+        "unknown until ratings load"
+    );
+    let (rx, ro) = if x.key == PlayerKey::User(1) {
+        (1300, 1100)
+    } else {
+        (1100, 1300)
+    };
+    room.set_ratings(&[(1, 1300), (2, 1100)]);
+    let elo = room
+        .view_for(&guest(9, "w").key, b.now)
+        .elo
+        .expect("spectators see it too");
+    assert_eq!((elo.x_rating, elo.o_rating), (rx, ro));
+    let pair = |s| {
+        let (a, c) = engine::elo::preview(rx, ro, s);
+        [a, c]
+    };
+    assert_eq!(elo.x_wins, pair(engine::Score::Win));
+    assert_eq!(elo.draw, pair(engine::Score::Draw));
+    assert_eq!(elo.o_wins, pair(engine::Score::Loss));
+}
+
+#[test]
+fn xo_snapshot_lists_marks_in_play_order() {
+    let mut b = Bench::new();
+    let owner = guest(1, "kiosk");
+    let mut room = b.create(&owner, Game::Xo, local(), None, "r1");
+    for cell in [8, 0, 4, 2] {
+        b.ok(&mut room, &owner, Intent::Move { cell });
+    }
+    let view = room.view_for(&owner.key, b.now);
+    assert_eq!(view.x, vec![8, 4], "oldest first, as played");
+    assert_eq!(view.o, vec![0, 2]);
+    assert_eq!(view.moves, vec![8, 0, 4, 2]);
+}
+
+#[test]
+fn infinite_snapshot_lists_the_marks_left_oldest_first() {
+    let mut b = Bench::new();
+    let owner = guest(1, "kiosk");
+    let mut room = b.create(&owner, Game::Infinite, local(), None, "r1");
+    // X: 8, 4, 6, then 1 removes 8. O: 0, 2, 5.
+    for cell in [8, 0, 4, 2, 6, 5, 1] {
+        b.ok(&mut room, &owner, Intent::Move { cell });
+    }
+    let view = room.view_for(&owner.key, b.now);
+    assert_eq!(view.x, vec![4, 6, 1]);
+    assert_eq!(view.o, vec![0, 2, 5]);
+}

@@ -1,0 +1,129 @@
+//! [`Shared`]: what rooms and sessions share: storage, limits, the seat book, the lobby, the
+//! clock's zero, the open connections and the stop signal.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::config::HubConfig;
+use crate::conns::Conns;
+use crate::handle::Outbox;
+use crate::lobby::Lobby;
+use crate::persistence::Persistence;
+use crate::room::{ConnId, PlayerKey};
+use crate::seats::SharedSeats;
+
+/// What rooms and sessions share.
+pub(crate) struct Shared {
+    pub(crate) store: Arc<dyn Persistence>,
+    pub(crate) config: HubConfig,
+    pub(crate) seats: SharedSeats,
+    pub(crate) lobby: Lobby,
+    /// The zero of the monotonic milliseconds rooms use for clocks.
+    epoch: Instant,
+    next_conn: AtomicU64,
+    /// Every open connection.
+    pub(crate) conns: Conns,
+    /// Set to `true` once to stop every session.
+    pub(crate) stopping: watch::Sender<bool>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Shared {
+    pub(crate) fn new(store: Arc<dyn Persistence>, config: HubConfig) -> Shared {
+        Shared {
+            store,
+            config,
+            seats: SharedSeats::default(),
+            lobby: Lobby::new(),
+            epoch: Instant::now(),
+            next_conn: AtomicU64::new(1),
+            conns: Conns::default(),
+            stopping: watch::channel(false).0,
+            tasks: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn now_ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    pub(crate) fn instant_at(&self, ms: u64) -> Instant {
+        self.epoch + Duration::from_millis(ms)
+    }
+
+    pub(crate) fn track(&self, task: JoinHandle<()>) {
+        let mut tasks = self
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(task);
+    }
+
+    /// Every task tracked so far, for shutdown to wait on.
+    pub(crate) fn take_tasks(&self) -> Vec<JoinHandle<()>> {
+        std::mem::take(
+            &mut *self
+                .tasks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
+    /// Open connections.
+    pub(crate) fn connections(&self) -> usize {
+        self.conns.len()
+    }
+
+    /// Distinct identities with at least one open connection.
+    pub(crate) fn players_online(&self) -> usize {
+        self.conns.people()
+    }
+
+    pub(crate) fn next_conn(&self) -> u64 {
+        self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Registers connection `conn` of `key` until the returned guard drops; the receiver
+    /// fires when its sign-in session is ended.
+    pub(crate) fn connect(
+        self: &Arc<Self>,
+        conn: ConnId,
+        key: PlayerKey,
+        session: Option<String>,
+        outbox: Outbox,
+    ) -> (ConnGuard, oneshot::Receiver<()>) {
+        let signed_out = self.conns.insert(conn, key, session, outbox);
+        (
+            ConnGuard {
+                shared: self.clone(),
+                conn,
+            },
+            signed_out,
+        )
+    }
+}
+
+/// Keeps a connection registered while it lives.
+pub(crate) struct ConnGuard {
+    shared: Arc<Shared>,
+    conn: ConnId,
+}
+
+impl Drop for ConnGuard {
+    fn drop(&mut self) {
+        self.shared.conns.remove(self.conn);
+    }
+}
+
+/// Milliseconds since the Unix epoch, for records.
+pub(crate) fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}

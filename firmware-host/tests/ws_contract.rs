@@ -1,0 +1,356 @@
+//! The protocol's contract as an outside client meets it (issue 12's defects, each named after the
+//! rule it broke): the real server in-process on 127.0.0.1 with a real redb file, real
+//! WebSockets through `xo-client`, JSON framing.
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use engine::{Game, Mark};
+use protocol::{
+    ClientMsg, CreateRoom, ErrorCode, Event, Framing, JoiningRequest, OpponentRequest, Phase,
+    RequestId, RoomView, ServerMsg,
+};
+use support::TestServer;
+use xo_client::Client;
+
+/// Messages read at most while waiting for one (each within the client's reply timeout).
+const READ_LIMIT: usize = 500;
+
+async fn connect(s: &TestServer, cookie: Option<&str>) -> Client {
+    Client::connect(&format!("http://{}", s.addr()), cookie, Framing::Text)
+        .await
+        .expect("connects and exchanges hellos")
+}
+
+/// Reads until `want` picks a message; panics on a timeout or after [`READ_LIMIT`] messages.
+async fn until<T>(c: &mut Client, what: &str, want: impl Fn(&ServerMsg) -> Option<T>) -> T {
+    for _ in 0..READ_LIMIT {
+        let msg = c
+            .recv()
+            .await
+            .unwrap_or_else(|e| panic!("waiting for {what}: {e}"));
+        if let Some(found) = want(&msg) {
+            return found;
+        }
+    }
+    panic!("waiting for {what}: not among {READ_LIMIT} messages");
+}
+
+/// The snapshot answering request `id`; an error answering it fails the test.
+async fn snapshot(c: &mut Client, id: Option<RequestId>, what: &str) -> RoomView {
+    until(c, what, |m| match m {
+        ServerMsg::Room { id: got, room } if *got == id => Some((**room).clone()),
+        ServerMsg::Error {
+            id: got,
+            code,
+            message,
+        } if *got == id => panic!("{what}: refused with {code}: {message}"),
+        _ => None,
+    })
+    .await
+}
+
+/// The error answering request `id`; anything else answering it fails the test.
+async fn refusal(c: &mut Client, id: Option<RequestId>, what: &str) -> ErrorCode {
+    until(c, what, |m| match m {
+        ServerMsg::Error { id: got, code, .. } if *got == id => Some(*code),
+        ServerMsg::Room { id: got, .. } | ServerMsg::Left { id: got, .. } if *got == id => {
+            panic!("{what}: accepted")
+        }
+        _ => None,
+    })
+    .await
+}
+
+async fn send(c: &mut Client, msg: ClientMsg) -> Option<RequestId> {
+    let id = c.id();
+    c.send(msg.with_id(id.expect("ids are numbered")))
+        .await
+        .expect("sent");
+    id
+}
+
+async fn create(c: &mut Client, game: Game, opponent: OpponentRequest) -> RoomView {
+    let id = send(
+        c,
+        ClientMsg::CreateRoom {
+            id: None,
+            room: CreateRoom {
+                game,
+                opponent,
+                time_per_move_s: None,
+            },
+        },
+    )
+    .await;
+    snapshot(c, id, "room created").await
+}
+
+fn online(joining: JoiningRequest) -> OpponentRequest {
+    OpponentRequest::Player { joining }
+}
+
+async fn join(c: &mut Client, room: &str, passcode: Option<&str>) -> Option<RequestId> {
+    send(
+        c,
+        ClientMsg::Join {
+            id: None,
+            room: room.into(),
+            passcode: passcode.map(str::to_owned),
+        },
+    )
+    .await
+}
+
+async fn mv(c: &mut Client, cell: u8) -> Option<RequestId> {
+    send(c, ClientMsg::Move { id: None, cell }).await
+}
+
+/// Signed-in clients, registered one after another.
+async fn players<const N: usize>(s: &TestServer, names: [&str; N]) -> [Client; N] {
+    let mut out = Vec::new();
+    for name in names {
+        let cookie = s.register(name, "password-123").await;
+        out.push(connect(s, Some(&cookie)).await);
+    }
+    out.try_into().map_err(|_| "N clients").expect("N clients")
+}
+
+/// Issue 12: a refused `join` (already_seated, not_joinable, room_full, wrong_passcode) used to
+/// switch the connection's current room to the target, so the player's next move in their own
+/// game got `spectator`, and a host's kick got `online_only`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_join_keeps_current_room() {
+    let s = TestServer::start().await;
+    let [mut alice, mut bob, mut carol, mut henry, mut ivan] =
+        players(&s, ["alice", "bob", "carol", "henry", "ivan"]).await;
+    let mut kiosk = connect(&s, None).await;
+
+    // Alice and Bob play a rated game in room A.
+    let a = create(&mut alice, Game::Xo, online(JoiningRequest::Open))
+        .await
+        .id;
+    let id = join(&mut bob, &a, None).await;
+    snapshot(&mut bob, id, "bob seated").await;
+    let id = send(
+        &mut bob,
+        ClientMsg::Ready {
+            id: None,
+            ready: true,
+        },
+    )
+    .await;
+    snapshot(&mut bob, id, "bob ready").await;
+    let id = send(&mut alice, ClientMsg::Start { id: None }).await;
+    let started = snapshot(&mut alice, id, "started").await;
+    let alice_is_x = started.seats[0].mark == Some(Mark::X);
+    let (x, o) = if alice_is_x {
+        (&mut alice, &mut bob)
+    } else {
+        (&mut bob, &mut alice)
+    };
+
+    // Carol waits in passcode room C; Henry and Ivan fill waiting room W; a guest plays the bot.
+    let c = create(
+        &mut carol,
+        Game::Xo,
+        online(JoiningRequest::Passcode {
+            code: "4321".into(),
+        }),
+    )
+    .await
+    .id;
+    let w = create(&mut henry, Game::Xo, online(JoiningRequest::Open))
+        .await
+        .id;
+    let id = join(&mut ivan, &w, None).await;
+    snapshot(&mut ivan, id, "ivan seated in W").await;
+    let b = create(
+        &mut kiosk,
+        Game::Xo,
+        OpponentRequest::Bot {
+            difficulty: Some(0),
+            side: None,
+        },
+    )
+    .await
+    .id;
+
+    // X, in an active game, asks for C's seat: already_seated; then moves in A.
+    let id = join(x, &c, Some("4321")).await;
+    assert_eq!(refusal(x, id, "x joins C").await, ErrorCode::AlreadySeated);
+    let id = mv(x, 0).await;
+    assert_eq!(
+        snapshot(x, id, "x moves after already_seated").await.x,
+        vec![0]
+    );
+
+    // O asks to join the bot game: not_joinable; then moves in A.
+    let id = join(o, &b, None).await;
+    assert_eq!(
+        refusal(o, id, "o joins the bot room").await,
+        ErrorCode::NotJoinable
+    );
+    let id = mv(o, 4).await;
+    assert_eq!(
+        snapshot(o, id, "o moves after not_joinable").await.o,
+        vec![4]
+    );
+
+    // X asks for W's taken seat: room_full; then moves in A.
+    let id = join(x, &w, None).await;
+    assert_eq!(refusal(x, id, "x joins W").await, ErrorCode::RoomFull);
+    let id = mv(x, 8).await;
+    assert_eq!(
+        snapshot(x, id, "x moves after room_full").await.x,
+        vec![0, 8]
+    );
+
+    // Henry, host of waiting room W, tries C with a wrong passcode; then kicks in W.
+    let id = join(&mut henry, &c, Some("0000")).await;
+    assert_eq!(
+        refusal(&mut henry, id, "henry joins C").await,
+        ErrorCode::WrongPasscode
+    );
+    let id = send(&mut henry, ClientMsg::Kick { id: None }).await;
+    let after_kick = snapshot(&mut henry, id, "henry kicks after wrong_passcode").await;
+    assert_eq!(after_kick.id, w);
+    assert!(after_kick.seats[1].player.is_none(), "seat 2 reopened");
+    until(&mut ivan, "ivan told he was kicked", |m| {
+        matches!(m, ServerMsg::Event(Event::Kicked { room }) if *room == w).then_some(())
+    })
+    .await;
+}
+
+/// Issue 12: an intent sent while its room was closing got no answer at all (the room stopped
+/// reading its queue but kept it open while its last save finished). Every intent is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_intent_to_a_closing_room_is_answered() {
+    let s = TestServer::start().await;
+    for round in 0..5 {
+        let mut kiosk = connect(&s, None).await;
+        let local = OpponentRequest::Local {
+            names: ["Sara".into(), "Omar".into()],
+        };
+        create(&mut kiosk, Game::Infinite, local).await;
+        // Exit ends the local game (M2.3); the intents behind it, sent at once without waiting,
+        // reach a room that is closing or closed.
+        let mut asked = BTreeSet::new();
+        asked.insert(send(&mut kiosk, ClientMsg::Exit { id: None }).await);
+        for cell in 0..12u8 {
+            let msg = match cell % 3 {
+                0 => ClientMsg::Move {
+                    id: None,
+                    cell: cell % 9,
+                },
+                1 => ClientMsg::Undo { id: None },
+                _ => ClientMsg::Resign { id: None },
+            };
+            asked.insert(send(&mut kiosk, msg).await);
+        }
+        let mut answered = BTreeSet::new();
+        while answered.len() < asked.len() {
+            let msg = kiosk
+                .recv()
+                .await
+                .unwrap_or_else(|e| panic!("round {round}: {answered:?} of {asked:?}: {e}"));
+            let id = match msg {
+                ServerMsg::Room { id, .. }
+                | ServerMsg::Left { id, .. }
+                | ServerMsg::Error { id, .. }
+                | ServerMsg::Hint { id, .. } => id,
+                _ => continue,
+            };
+            if id.is_some() {
+                assert!(answered.insert(id), "round {round}: {id:?} answered twice");
+            }
+        }
+        assert_eq!(answered, asked, "round {round}");
+    }
+}
+
+/// Issue 12, M3.4: `seat_moved` went only to viewers of the old room, so the player it concerns
+/// (now viewing the room that accepted them) never got it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seat_moved_reaches_the_player_it_concerns() {
+    let s = TestServer::start().await;
+    let [mut carol, mut bob, mut dave] = players(&s, ["carol", "bob", "dave"]).await;
+    let a = create(&mut carol, Game::Xo, online(JoiningRequest::Open))
+        .await
+        .id;
+    let id = join(&mut bob, &a, None).await;
+    snapshot(&mut bob, id, "bob seated in A").await;
+    let d = create(&mut dave, Game::Xo, online(JoiningRequest::Approval))
+        .await
+        .id;
+    // A pending request elsewhere keeps Bob's seat in A (M3.4); his connection now views D.
+    let id = join(&mut bob, &d, None).await;
+    let asked = snapshot(&mut bob, id, "bob asks for D").await;
+    assert!(asked.you.requested);
+    let bob_id = bob.user.expect("bob is signed in");
+    until(&mut dave, "dave told of the request", |m| {
+        matches!(m, ServerMsg::Event(Event::JoinRequested { user, .. }) if *user == bob_id)
+            .then_some(())
+    })
+    .await;
+    let id = send(
+        &mut dave,
+        ClientMsg::Accept {
+            id: None,
+            user: bob_id,
+        },
+    )
+    .await;
+    snapshot(&mut dave, id, "dave accepts bob").await;
+    let (from, to) = until(&mut bob, "bob told his seat moved", |m| match m {
+        ServerMsg::Event(Event::SeatMoved { from, to }) => Some((from.clone(), to.clone())),
+        _ => None,
+    })
+    .await;
+    assert_eq!((from.as_str(), to.as_str()), (a.as_str(), d.as_str()));
+    let reopened = until(&mut carol, "A's seat 2 reopened", |m| match m {
+        ServerMsg::Room { room, .. } if room.seats[1].player.is_none() => Some(()),
+        _ => None,
+    });
+    reopened.await;
+}
+
+/// Issue 12: XO snapshots listed marks sorted, while the protocol says oldest first (replays
+/// and animations need the order). Snapshots and `/api/games/{id}` agree on play order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xo_snapshot_lists_marks_in_play_order() {
+    let s = TestServer::start().await;
+    let mut kiosk = connect(&s, None).await;
+    let local = OpponentRequest::Local {
+        names: ["Sara".into(), "Omar".into()],
+    };
+    let room = create(&mut kiosk, Game::Xo, local).await.id;
+    // X takes the right column bottom up: 8, 5, 2; O plays 0 and 1.
+    let mut last = None;
+    for cell in [8, 0, 5, 1, 2] {
+        let id = mv(&mut kiosk, cell).await;
+        last = Some(snapshot(&mut kiosk, id, "local move").await);
+    }
+    let played = last.expect("five moves");
+    assert_eq!(played.x, vec![8, 5, 2], "X's marks oldest first");
+    assert_eq!(played.o, vec![0, 1]);
+    // The winning move's snapshot carries the stored result (P3: stored, then announced).
+    let finished = if played.result.is_some() {
+        played
+    } else {
+        until(&mut kiosk, "the result", |m| match m {
+            ServerMsg::Room { room: r, .. } if r.result.is_some() => Some((**r).clone()),
+            _ => None,
+        })
+        .await
+    };
+    assert_eq!(finished.phase, Phase::Finished);
+    assert_eq!(finished.x, vec![8, 5, 2]);
+    let stored = s.get(&format!("/api/games/{room}"), None).await;
+    assert_eq!(stored.status, 200, "{}", stored.text());
+    let moves: Vec<u8> = serde_json::from_value(stored.json()["moves"].clone()).expect("moves");
+    assert_eq!(moves, vec![8, 0, 5, 1, 2]);
+    let x_from_moves: Vec<u8> = moves.iter().step_by(2).copied().collect();
+    assert_eq!(finished.x, x_from_moves, "snapshot and stored game agree");
+}
