@@ -1,4 +1,8 @@
 //! The account endpoints (A1, A2): register, sign in, sign out, who am I.
+//!
+//! Sign-in and registration attempts go through [`crate::throttle`] before any password is
+//! hashed; a successful sign-in or registration also sets the device cookie
+//! ([`accounts::DEVICE_COOKIE`]) that exempts that browser from its username's lock-out.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,10 +14,11 @@ use hyper::{Request, Response, StatusCode};
 use protocol::http::{Account, Credentials, SignedOut};
 use protocol::rules;
 
-use crate::accounts::{self, ThrottleKey};
+use crate::accounts;
 use crate::http::{ApiError, ApiResult, Body, blocking, json, read_json};
 use crate::server::App;
 use crate::store::RegisterError;
+use crate::throttle::{Admission, ThrottleKey};
 
 fn with_cookie(mut response: Response<Body>, cookie: &str) -> Response<Body> {
     match HeaderValue::from_str(cookie) {
@@ -25,13 +30,27 @@ fn with_cookie(mut response: Response<Body>, cookie: &str) -> Response<Body> {
     response
 }
 
-fn throttled(app: &App, keys: &[ThrottleKey]) -> Result<(), ApiError> {
-    match app.throttle.check(keys, Instant::now()) {
-        None => Ok(()),
-        Some(wait) => Err(ApiError::TooManyAttempts {
-            retry_after_s: wait.as_secs().max(1),
-        }),
-    }
+/// Admits an attempt against `keys`, or the refusal the client gets.
+fn admit<'a>(
+    app: &'a App,
+    keys: &[ThrottleKey],
+    peer: SocketAddr,
+) -> Result<Admission<'a>, ApiError> {
+    app.throttle.admit(keys, Instant::now()).map_err(|refused| {
+        let retry_after_s = refused.retry_after.as_secs().max(1);
+        // The key is named by its kind only: a username is not written to the log (11.8).
+        let by = match refused.key {
+            ThrottleKey::Address(_) => "address",
+            ThrottleKey::Username(_) => "username",
+            ThrottleKey::Device(_) => "device",
+            ThrottleKey::Registration(_) => "registrations",
+        };
+        tracing::debug!(%peer, by, retry_after_s, "attempt refused by the throttle");
+        match refused.key {
+            ThrottleKey::Registration(_) => ApiError::TooManyRegistrations { retry_after_s },
+            _ => ApiError::TooManyAttempts { retry_after_s },
+        }
+    })
 }
 
 /// Hashes or verifies with at most [`crate::server`]'s permit count at once.
@@ -57,11 +76,17 @@ pub(crate) async fn register(
     req: Request<Incoming>,
 ) -> ApiResult {
     let creds: Credentials = read_json(req).await?;
-    let keys = [ThrottleKey::Address(peer.ip())];
-    throttled(app, &keys)?;
-    // Cheap to answer and reveals nothing: not counted as a failure.
+    // Cheap to answer and reveals nothing: not counted.
     rules::check_username(&creds.username)?;
     rules::check_password(&creds.password)?;
+    // Registrations first, so a burst of them is told exactly why it is refused.
+    let registration = admit(app, &[ThrottleKey::Registration(peer.ip())], peer)?;
+    let attempt = admit(app, &[ThrottleKey::Address(peer.ip())], peer)?;
+    // A taken name is a failed attempt (it probes which names exist) but no registration.
+    let name_taken = |registration: Admission<'_>| {
+        registration.release();
+        ApiError::UsernameTaken
+    };
     // Refuse a taken name before paying for a hash; the store checks again atomically.
     let store = app.store.clone();
     let name = creds.username.clone();
@@ -69,8 +94,7 @@ pub(crate) async fn register(
         .await??
         .is_some()
     {
-        app.throttle.fail(&keys, Instant::now());
-        return Err(ApiError::UsernameTaken);
+        return Err(name_taken(registration));
     }
     let password = creds.password;
     let hash = with_hash_permit(app, move || accounts::hash_password_blocking(&password))
@@ -81,18 +105,22 @@ pub(crate) async fn register(
     let name = creds.username.clone();
     let now = accounts::now_ms();
     let expires = now + lifetime_ms();
-    let id = match blocking(move || store.register_blocking(&name, &hash, token_hash, now, expires))
+    let phc = hash.clone();
+    let id = match blocking(move || store.register_blocking(&name, &phc, token_hash, now, expires))
         .await?
     {
         Ok(id) => id,
-        Err(RegisterError::NameTaken) => {
-            app.throttle.fail(&keys, Instant::now());
-            return Err(ApiError::UsernameTaken);
+        Err(RegisterError::NameTaken) => return Err(name_taken(registration)),
+        Err(RegisterError::Store(e)) => {
+            registration.release();
+            attempt.release();
+            return Err(e.into());
         }
-        Err(RegisterError::Store(e)) => return Err(e.into()),
     };
+    attempt.release();
+    drop(registration);
     tracing::info!(%peer, user = id, username = creds.username, "registered");
-    Ok(with_cookie(
+    let response = with_cookie(
         json(
             StatusCode::CREATED,
             &Account {
@@ -101,39 +129,60 @@ pub(crate) async fn register(
             },
         ),
         &accounts::session_cookie(&token),
+    );
+    Ok(with_cookie(
+        response,
+        &accounts::device_cookie(&accounts::new_device_token(&hash, id)),
     ))
 }
 
 pub(crate) async fn login(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
+    let device = accounts::cookie(req.headers(), accounts::DEVICE_COOKIE).map(str::to_owned);
     let creds: Credentials = read_json(req).await?;
-    let name_key = ThrottleKey::Username(creds.username.to_lowercase());
-    let keys = [ThrottleKey::Address(peer.ip()), name_key.clone()];
-    throttled(app, &keys)?;
+    let name_hash = accounts::username_hash(&creds.username);
     let store = app.store.clone();
     let name = creds.username.clone();
     let user = blocking(move || store.user_by_name_blocking(&name)).await??;
-    let password = creds.password;
     let (user, phc) = match user {
         Some((id, record)) => (Some((id, record.name)), Some(record.password_hash)),
         None => (None, None),
     };
+    // OWASP device cookie: a browser this account signed in from before is exempt from the
+    // username's lock-out (which strangers can trigger) and counted by its own token instead.
+    let trusted_device = match (&device, &user, &phc) {
+        (Some(token), Some((id, _)), Some(phc)) if accounts::device_trusted(token, phc, *id) => {
+            accounts::device_nonce(token)
+        }
+        _ => None,
+    };
+    let name_key = ThrottleKey::Username(creds.username.to_lowercase());
+    let second_key = match trusted_device {
+        Some(nonce) => ThrottleKey::Device(nonce.to_owned()),
+        None => name_key.clone(),
+    };
+    let attempt = admit(app, &[ThrottleKey::Address(peer.ip()), second_key], peer)?;
+    let password = creds.password;
     // Overlong passwords cannot match (A1) and would only cost hashing time.
     let plausible = rules::check_password(&password).is_ok();
+    let stored = phc.clone();
     let matches = plausible
         && with_hash_permit(app, move || {
             // An unknown name is checked against a dummy hash (computed here, off the async
             // threads, the first time) so it costs as long as a wrong password.
-            match &phc {
+            match &stored {
                 Some(stored) => accounts::verify_password_blocking(&password, stored),
                 None => accounts::verify_password_blocking(&password, accounts::dummy_hash()),
             }
         })
         .await?;
-    let Some((id, username)) = user.filter(|_| matches) else {
-        app.throttle.fail(&keys, Instant::now());
-        tracing::info!(%peer, username = creds.username, "sign-in failed");
+    let (Some((id, username)), Some(phc)) = (user.filter(|_| matches), phc) else {
+        // The attempt stays counted. The typed name is not logged: it is sometimes a password
+        // typed into the wrong field (11.8).
+        drop(attempt);
+        tracing::info!(%peer, username_hash = name_hash, trusted_device = trusted_device.is_some(), "sign-in failed");
         return Err(ApiError::BadCredentials);
     };
+    attempt.release();
     app.throttle.clear(&name_key);
     let (token, token_hash) = accounts::new_session_token();
     let store = app.store.clone();
@@ -141,9 +190,13 @@ pub(crate) async fn login(app: &Arc<App>, peer: SocketAddr, req: Request<Incomin
     let expires = now + lifetime_ms();
     blocking(move || store.create_session_blocking(token_hash, id, now, expires)).await??;
     tracing::info!(%peer, user = id, username, "signed in");
-    Ok(with_cookie(
+    let response = with_cookie(
         json(StatusCode::OK, &Account { id, username }),
         &accounts::session_cookie(&token),
+    );
+    Ok(with_cookie(
+        response,
+        &accounts::device_cookie(&accounts::new_device_token(&phc, id)),
     ))
 }
 

@@ -61,6 +61,17 @@ pub struct Cli {
     )]
     pub max_ws_per_address: usize,
 
+    /// Most accounts registered from one client address per hour; further registrations get
+    /// 429 `too_many_registrations`. 0 means no limit (for test and load harnesses that
+    /// register many players from one machine).
+    #[arg(
+        long,
+        env = "XO_MAX_REGISTRATIONS_PER_ADDRESS",
+        default_value_t = crate::throttle::REGISTRATIONS,
+        value_name = "N"
+    )]
+    pub max_registrations_per_address: usize,
+
     /// Seconds a new connection has to send its request headers, and a new WebSocket its
     /// hello, before the server closes it (so idle and half-open connections cannot pile up).
     #[arg(
@@ -115,6 +126,8 @@ pub struct Config {
     pub kiosk_idle_s: u64,
     /// 0: no limit.
     pub max_ws_per_address: usize,
+    /// Accounts per client address per hour; 0: no limit.
+    pub max_registrations_per_address: usize,
     /// See [`Cli::handshake_timeout`].
     pub handshake_timeout: Duration,
     /// `None`: derived from the bound address (see [`Cli::public_url`]).
@@ -134,6 +147,7 @@ impl Config {
             data_dir: data_dir.into(),
             kiosk_idle_s: 120,
             max_ws_per_address: 32,
+            max_registrations_per_address: crate::throttle::REGISTRATIONS,
             handshake_timeout: Duration::from_secs(10),
             public_url: None,
             display: None,
@@ -150,6 +164,7 @@ impl From<&Cli> for Config {
             data_dir: cli.data_dir.clone(),
             kiosk_idle_s: cli.kiosk_idle,
             max_ws_per_address: cli.max_ws_per_address,
+            max_registrations_per_address: cli.max_registrations_per_address,
             handshake_timeout: Duration::from_secs(cli.handshake_timeout),
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),

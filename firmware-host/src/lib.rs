@@ -8,8 +8,9 @@
 //! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
 //! - [`account_api`]: the account endpoints (register, sign in and out, password, deletion).
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
-//! - [`accounts`]: credential rules, password hashing, sessions, cookies, the sign-in throttle,
-//!   and the identity of a connection.
+//! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
+//!   the identity of a connection.
+//! - [`throttle`]: sign-in and registration attempts, counted when admitted.
 //! - [`store`]: the redb store with its single group-committing writer; implements
 //!   [`rooms::Persistence`].
 //! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
@@ -43,6 +44,7 @@ pub mod public_url;
 pub mod server;
 pub mod shutdown;
 pub mod store;
+pub mod throttle;
 pub mod ws;
 
 pub use config::{Cli, Config};

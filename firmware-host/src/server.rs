@@ -17,12 +17,12 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
-use crate::accounts::Throttle;
 use crate::config::Config;
 use crate::display::DisplayTask;
 use crate::http;
 use crate::public_url::PublicUrl;
 use crate::store::Store;
+use crate::throttle::Throttle;
 use rooms::{Hub, HubConfig, Persistence};
 
 /// How long shutdown waits for open HTTP requests to finish.
@@ -116,11 +116,12 @@ impl Server {
         let public_url = PublicUrl::new(config.public_url.clone(), addr);
         tracing::info!(%addr, public_url = public_url.current().public_url, ui_built = crate::assets::ui_built(), "listening on http://{addr}");
 
+        let throttle = Throttle::new(config.max_registrations_per_address);
         let app = Arc::new(App {
             store,
             config,
             started: Instant::now(),
-            throttle: Throttle::default(),
+            throttle,
             hash_permits: Semaphore::new(HASH_PERMITS),
             connections: AtomicUsize::new(0),
             hub,

@@ -102,13 +102,10 @@ pub(crate) fn create(
 /// as free: room creation must not wait on a failing card, and a clash among 31^6 ids is
 /// unlikely.
 fn id_of_stored_game(shared: &Shared, id: &str) -> bool {
-    shared
-        .store
-        .room_id_taken_blocking(id)
-        .unwrap_or_else(|e| {
-            tracing::warn!(room = id, error = %e, "cannot check a new room id against stored games");
-            false
-        })
+    shared.store.room_id_taken_blocking(id).unwrap_or_else(|e| {
+        tracing::warn!(room = id, error = %e, "cannot check a new room id against stored games");
+        false
+    })
 }
 
 /// A short id that is easy to read aloud and type: no 0/o, 1/l/i.
