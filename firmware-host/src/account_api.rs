@@ -206,6 +206,8 @@ pub(crate) async fn logout(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult
     {
         let store = app.store.clone();
         blocking(move || store.delete_session_blocking(hash)).await??;
+        // The session's WebSockets stop acting as the player; they reconnect as guests.
+        app.hub.end_session(&accounts::session_id(&hash));
     }
     Ok(with_cookie(
         json(StatusCode::OK, &SignedOut { signed_in: false }),
