@@ -75,7 +75,7 @@ pub(crate) async fn register(
     peer: SocketAddr,
     req: Request<Incoming>,
 ) -> ApiResult {
-    let creds: Credentials = read_json(req).await?;
+    let creds: Credentials = read_json(req, app.config.handshake_timeout).await?;
     // Cheap to answer and reveals nothing: not counted.
     rules::check_username(&creds.username)?;
     rules::check_password(&creds.password)?;
@@ -138,7 +138,7 @@ pub(crate) async fn register(
 
 pub(crate) async fn login(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
     let device = accounts::cookie(req.headers(), accounts::DEVICE_COOKIE).map(str::to_owned);
-    let creds: Credentials = read_json(req).await?;
+    let creds: Credentials = read_json(req, app.config.handshake_timeout).await?;
     let name_hash = accounts::username_hash(&creds.username);
     let store = app.store.clone();
     let name = creds.username.clone();

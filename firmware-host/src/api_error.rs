@@ -31,6 +31,8 @@ pub enum ApiError {
     BodyTooLarge,
     /// The body could not be read: why.
     BadBody(String),
+    /// The body did not arrive in time (seconds allowed).
+    BodyTimeout(u64),
     /// The body does not parse: serde's explanation.
     BadJson(String),
     /// A state-changing request whose `Content-Type` is not JSON.
@@ -84,6 +86,7 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => (C::MethodNotAllowed, Level::DEBUG),
             ApiError::BodyTooLarge => (C::BodyTooLarge, Level::INFO),
             ApiError::BadBody(_) => (C::BadBody, Level::INFO),
+            ApiError::BodyTimeout(_) => (C::BodyTimeout, Level::WARN),
             ApiError::BadJson(_) => (C::BadJson, Level::INFO),
             ApiError::UnsupportedMediaType => (C::UnsupportedMediaType, Level::WARN),
             ApiError::BadOrigin(_) => (C::BadOrigin, Level::WARN),
@@ -117,6 +120,9 @@ impl ApiError {
             ApiError::MethodNotAllowed(allow) => format!("this path accepts only {allow}"),
             ApiError::BodyTooLarge => format!("the request body is larger than {MAX_BODY} bytes"),
             ApiError::BadBody(why) => format!("could not read the request body: {why}"),
+            ApiError::BodyTimeout(secs) => {
+                format!("the request body did not arrive within {secs} s")
+            }
             ApiError::BadJson(why) => format!("the request body is not the expected JSON: {why}"),
             ApiError::UnsupportedMediaType => {
                 "send the request body as JSON with Content-Type: application/json".to_owned()

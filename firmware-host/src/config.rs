@@ -72,6 +72,16 @@ pub struct Cli {
     )]
     pub max_registrations_per_address: usize,
 
+    /// Most TCP connections open at once from one client address, for their whole life
+    /// (HTTP and WebSocket); further connections are closed at once. 0 means no limit.
+    #[arg(
+        long,
+        env = "XO_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256,
+        value_name = "N"
+    )]
+    pub max_connections_per_address: usize,
+
     /// Seconds a new connection has to send its request headers, and a new WebSocket its
     /// hello, before the server closes it (so idle and half-open connections cannot pile up).
     #[arg(
@@ -128,6 +138,8 @@ pub struct Config {
     pub max_ws_per_address: usize,
     /// Accounts per client address per hour; 0: no limit.
     pub max_registrations_per_address: usize,
+    /// TCP connections per client address; 0: no limit.
+    pub max_connections_per_address: usize,
     /// See [`Cli::handshake_timeout`].
     pub handshake_timeout: Duration,
     /// `None`: derived from the bound address (see [`Cli::public_url`]).
@@ -148,6 +160,7 @@ impl Config {
             kiosk_idle_s: 120,
             max_ws_per_address: 32,
             max_registrations_per_address: crate::throttle::REGISTRATIONS,
+            max_connections_per_address: 256,
             handshake_timeout: Duration::from_secs(10),
             public_url: None,
             display: None,
@@ -165,6 +178,7 @@ impl From<&Cli> for Config {
             kiosk_idle_s: cli.kiosk_idle,
             max_ws_per_address: cli.max_ws_per_address,
             max_registrations_per_address: cli.max_registrations_per_address,
+            max_connections_per_address: cli.max_connections_per_address,
             handshake_timeout: Duration::from_secs(cli.handshake_timeout),
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),

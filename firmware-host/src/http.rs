@@ -32,6 +32,7 @@ use crate::account_api;
 use crate::accounts;
 pub use crate::api_error::{ApiError, Body, MAX_BODY, json};
 use crate::assets;
+use crate::connections::ConnectionSlot;
 use crate::server::App;
 use crate::store::LadderStats;
 use crate::store::health::StorageState as StoreState;
@@ -53,13 +54,18 @@ pub(crate) async fn blocking<T: Send + 'static>(
 }
 
 /// Serves one request. Adds the `xo_guest` cookie to the answer of any client without one.
-pub async fn handle(app: Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> Response<Body> {
+pub async fn handle(
+    app: Arc<App>,
+    peer: SocketAddr,
+    slot: Arc<ConnectionSlot>,
+    req: Request<Incoming>,
+) -> Response<Body> {
     let started = Instant::now();
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
     let needs_guest = accounts::cookie(req.headers(), accounts::GUEST_COOKIE)
         .is_none_or(|id| !accounts::valid_guest_id(id));
-    let mut response = match route(&app, peer, req).await {
+    let mut response = match route(&app, peer, slot, req).await {
         Ok(response) => response,
         Err(e) => e.into_response(peer, &path),
     };
@@ -92,10 +98,15 @@ pub async fn handle(app: Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> 
     response
 }
 
-async fn route(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
+async fn route(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    slot: Arc<ConnectionSlot>,
+    req: Request<Incoming>,
+) -> ApiResult {
     let path = req.uri().path().to_owned();
     if path == "/ws" {
-        return crate::ws::upgrade(app, peer, req).await;
+        return crate::ws::upgrade(app, peer, slot, req).await;
     }
     let Some(api_path) = path.strip_prefix("/api") else {
         return static_file(&req, &path);
@@ -188,9 +199,12 @@ fn percent_decode(segment: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Reads a JSON body of at most [`MAX_BODY`] bytes.
+/// Reads a JSON body of at most [`MAX_BODY`] bytes, all of it within `limit` (a body trickled
+/// byte by byte must not hold a connection for ever, as the header timeout ensures for
+/// headers).
 pub(crate) async fn read_json<T: serde::de::DeserializeOwned>(
     req: Request<Incoming>,
+    limit: std::time::Duration,
 ) -> Result<T, ApiError> {
     let declared = req
         .headers()
@@ -200,9 +214,10 @@ pub(crate) async fn read_json<T: serde::de::DeserializeOwned>(
     if declared.is_some_and(|len| len > MAX_BODY as u64) {
         return Err(ApiError::BodyTooLarge);
     }
-    let body = Limited::new(req.into_body(), MAX_BODY)
-        .collect()
+    let collected = tokio::time::timeout(limit, Limited::new(req.into_body(), MAX_BODY).collect())
         .await
+        .map_err(|_| ApiError::BodyTimeout(limit.as_secs()))?;
+    let body = collected
         .map_err(|e| {
             if e.is::<http_body_util::LengthLimitError>() {
                 ApiError::BodyTooLarge

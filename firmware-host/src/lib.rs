@@ -5,6 +5,8 @@
 //!
 //! - [`config`]: command-line flags and environment variables.
 //! - [`server`]: the listener, connection handling and ordered shutdown.
+//! - [`connections`]: open connections per address, the per-address cap and shedding near
+//!   the open-files limit.
 //! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
 //! - [`account_api`]: the account endpoints (register, sign in and out, password, deletion).
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
@@ -38,6 +40,7 @@ pub mod accounts;
 pub mod api_error;
 pub mod assets;
 pub mod config;
+pub mod connections;
 pub mod display;
 pub mod http;
 pub mod public_url;

@@ -20,6 +20,7 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tracing::Instrument as _;
 
 use crate::accounts;
+use crate::connections::ConnectionSlot;
 use crate::http::{ApiError, Body};
 use crate::server::App;
 
@@ -104,6 +105,7 @@ impl Drop for AddressSlot {
 pub async fn upgrade(
     app: &Arc<App>,
     peer: SocketAddr,
+    connection: Arc<ConnectionSlot>,
     mut req: Request<Incoming>,
 ) -> Result<Response<Body>, ApiError> {
     if req.method() != Method::GET {
@@ -162,8 +164,11 @@ pub async fn upgrade(
 
     let on_upgrade = hyper::upgrade::on(&mut req);
     let hub = app.hub.clone();
-    tokio::spawn(async move {
+    let socket_slot = Arc::clone(&connection);
+    let task = tokio::spawn(async move {
         let _slot = slot;
+        // The TCP connection stays counted against its address while the WebSocket lives.
+        let _connection = socket_slot;
         let upgraded = match on_upgrade.await {
             Ok(upgraded) => upgraded,
             Err(e) => {
@@ -188,6 +193,7 @@ pub async fn upgrade(
             .instrument(tracing::info_span!("ws", %peer, user))
             .await;
     });
+    connection.serve_with(task.abort_handle());
     Ok(response)
 }
 

@@ -20,7 +20,7 @@
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
 //! and on `POST`: `unsupported_media_type` (the body must be `application/json`),
-//! `bad_origin` (an `Origin` that is not this server), `body_too_large`, `bad_body`,
+//! `bad_origin` (an `Origin` that is not this server), `body_too_large`, `bad_body`, `body_timeout`,
 //! `bad_json`; `internal` when the server fails. Every error answers with the status of its
 //! code ([`ApiErrorCode::status`]) and the body [`ApiErrorBody`]; `too_many_*` also carry
 //! `Retry-After` in seconds.
@@ -52,8 +52,10 @@ pub enum ApiErrorCode {
     MethodNotAllowed,
     /// The body is larger than 16 KiB.
     BodyTooLarge,
-    /// The body could not be read (the connection failed or was too slow).
+    /// The body could not be read (the connection failed).
     BadBody,
+    /// The body did not arrive within the server's handshake timeout (10 s by default).
+    BodyTimeout,
     /// The body is not the JSON the endpoint expects.
     BadJson,
     /// A state-changing request without `Content-Type: application/json`.
@@ -117,6 +119,7 @@ impl ApiErrorCode {
             ApiErrorCode::BadOrigin | ApiErrorCode::WrongPassword => 403,
             ApiErrorCode::NotFound | ApiErrorCode::UnknownUser | ApiErrorCode::UnknownGame => 404,
             ApiErrorCode::MethodNotAllowed => 405,
+            ApiErrorCode::BodyTimeout => 408,
             ApiErrorCode::UsernameTaken => 409,
             ApiErrorCode::BodyTooLarge => 413,
             ApiErrorCode::UnsupportedMediaType => 415,
@@ -137,6 +140,7 @@ impl ApiErrorCode {
             ApiErrorCode::MethodNotAllowed => "method_not_allowed",
             ApiErrorCode::BodyTooLarge => "body_too_large",
             ApiErrorCode::BadBody => "bad_body",
+            ApiErrorCode::BodyTimeout => "body_timeout",
             ApiErrorCode::BadJson => "bad_json",
             ApiErrorCode::UnsupportedMediaType => "unsupported_media_type",
             ApiErrorCode::BadOrigin => "bad_origin",
@@ -162,11 +166,12 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 24] = [
+    pub const ALL: [ApiErrorCode; 25] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
         ApiErrorCode::BadBody,
+        ApiErrorCode::BodyTimeout,
         ApiErrorCode::BadJson,
         ApiErrorCode::UnsupportedMediaType,
         ApiErrorCode::BadOrigin,
