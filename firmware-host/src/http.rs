@@ -33,6 +33,7 @@ use crate::accounts;
 pub use crate::api_error::{ApiError, Body, MAX_BODY, json};
 use crate::assets;
 use crate::connections::ConnectionSlot;
+use crate::cross_site;
 use crate::server::App;
 use crate::store::LadderStats;
 use crate::store::health::StorageState as StoreState;
@@ -90,6 +91,13 @@ pub async fn handle(
         hyper::header::X_FRAME_OPTIONS,
         HeaderValue::from_static("DENY"),
     );
+    // The app's pages need it; on every other answer it costs nothing and guards the same.
+    match HeaderValue::from_str(cross_site::app_policy()) {
+        Ok(policy) => {
+            headers.insert(hyper::header::CONTENT_SECURITY_POLICY, policy);
+        }
+        Err(e) => tracing::error!(error = %e, "the Content-Security-Policy is not a header value"),
+    }
     tracing::debug!(
         %peer, %method, path, status = response.status().as_u16(),
         elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
@@ -105,6 +113,10 @@ async fn route(
     req: Request<Incoming>,
 ) -> ApiResult {
     let path = req.uri().path().to_owned();
+    cross_site::check_host(app, req.headers(), req.uri())?;
+    if req.method() != Method::GET && req.method() != Method::HEAD && path.starts_with("/api/") {
+        cross_site::check_state_change(req.headers())?;
+    }
     if path == "/ws" {
         return crate::ws::upgrade(app, peer, slot, req).await;
     }

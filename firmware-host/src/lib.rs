@@ -7,6 +7,7 @@
 //! - [`server`]: the listener, connection handling and ordered shutdown.
 //! - [`connections`]: open connections per address, the per-address cap and shedding near
 //!   the open-files limit.
+//! - [`cross_site`]: JSON-only, same-origin state changes, the `Host` check and the CSP.
 //! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
 //! - [`account_api`]: the account endpoints (register, sign in and out, password, deletion).
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
@@ -41,6 +42,7 @@ pub mod api_error;
 pub mod assets;
 pub mod config;
 pub mod connections;
+pub mod cross_site;
 pub mod display;
 pub mod http;
 pub mod public_url;
