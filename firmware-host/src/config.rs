@@ -82,6 +82,27 @@ pub struct Cli {
     )]
     pub max_connections_per_address: usize,
 
+    /// Messages per second one WebSocket may send, sustained; beyond it and the burst the
+    /// connection gets `flood` and is closed.
+    #[arg(
+        long,
+        env = "XO_MAX_MESSAGES_PER_S",
+        default_value_t = 20,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub max_messages_per_s: u32,
+
+    /// Messages one WebSocket may send at once above the sustained rate.
+    #[arg(
+        long,
+        env = "XO_MESSAGE_BURST",
+        default_value_t = 40,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub message_burst: u32,
+
     /// Seconds a new connection has to send its request headers, and a new WebSocket its
     /// hello, before the server closes it (so idle and half-open connections cannot pile up).
     #[arg(
@@ -140,6 +161,10 @@ pub struct Config {
     pub max_registrations_per_address: usize,
     /// TCP connections per client address; 0: no limit.
     pub max_connections_per_address: usize,
+    /// See [`Cli::max_messages_per_s`].
+    pub max_messages_per_s: u32,
+    /// See [`Cli::message_burst`].
+    pub message_burst: u32,
     /// See [`Cli::handshake_timeout`].
     pub handshake_timeout: Duration,
     /// `None`: derived from the bound address (see [`Cli::public_url`]).
@@ -161,6 +186,8 @@ impl Config {
             max_ws_per_address: 32,
             max_registrations_per_address: crate::throttle::REGISTRATIONS,
             max_connections_per_address: 256,
+            max_messages_per_s: 20,
+            message_burst: 40,
             handshake_timeout: Duration::from_secs(10),
             public_url: None,
             display: None,
@@ -179,6 +206,8 @@ impl From<&Cli> for Config {
             max_ws_per_address: cli.max_ws_per_address,
             max_registrations_per_address: cli.max_registrations_per_address,
             max_connections_per_address: cli.max_connections_per_address,
+            max_messages_per_s: cli.max_messages_per_s,
+            message_burst: cli.message_burst,
             handshake_timeout: Duration::from_secs(cli.handshake_timeout),
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),

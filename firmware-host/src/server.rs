@@ -113,6 +113,8 @@ impl Server {
             persistence,
             HubConfig {
                 hello_timeout: config.handshake_timeout,
+                max_messages_per_s: config.max_messages_per_s,
+                burst: config.message_burst,
                 ..HubConfig::default()
             },
         );
