@@ -11,7 +11,7 @@ use std::time::Instant;
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, SET_COOKIE};
 use hyper::{Request, Response, StatusCode};
-use protocol::http::{Account, Credentials, SignedOut};
+use protocol::http::{Account, ChangePassword, Credentials, SignedOut};
 use protocol::rules;
 
 use crate::accounts;
@@ -230,4 +230,76 @@ pub(crate) async fn me(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
         )),
         None => Err(ApiError::NotSignedIn),
     }
+}
+
+/// `POST /api/me/password`: the current password is required (a wrong one counts as a failed
+/// sign-in attempt); the new one follows A1. Every other session of the account ends, its
+/// WebSockets included; this browser stays signed in and gets a new device cookie (the old
+/// ones were bound to the old password).
+pub(crate) async fn change_password(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let Some(token_hash) =
+        accounts::cookie(req.headers(), accounts::SESSION_COOKIE).and_then(accounts::token_hash)
+    else {
+        return Err(ApiError::NotSignedIn);
+    };
+    let body: ChangePassword = read_json(req, app.config.handshake_timeout).await?;
+    let store = app.store.clone();
+    let found = blocking(move || -> Result<_, rooms::StoreError> {
+        let Some(account) = store.session_account_blocking(&token_hash, accounts::now_ms())? else {
+            return Ok(None);
+        };
+        Ok(store
+            .user_blocking(account.id)?
+            .map(|record| (account, record.password_hash)))
+    })
+    .await??;
+    let Some((account, phc)) = found else {
+        return Err(ApiError::NotSignedIn);
+    };
+    rules::check_password(&body.new_password)?;
+    let attempt = admit(
+        app,
+        &[
+            ThrottleKey::Address(peer.ip()),
+            ThrottleKey::Username(account.name.to_lowercase()),
+        ],
+        peer,
+    )?;
+    let old = body.old_password;
+    let stored = phc.clone();
+    let matches = rules::check_password(&old).is_ok()
+        && with_hash_permit(app, move || {
+            accounts::verify_password_blocking(&old, &stored)
+        })
+        .await?;
+    if !matches {
+        drop(attempt);
+        tracing::info!(%peer, user = account.id, "password change refused: wrong current password");
+        return Err(ApiError::WrongPassword);
+    }
+    attempt.release();
+    let new = body.new_password;
+    let hash = with_hash_permit(app, move || accounts::hash_password_blocking(&new))
+        .await?
+        .map_err(|e| ApiError::internal("hashing a password", e))?;
+    let store = app.store.clone();
+    let (id, new_hash) = (account.id, hash.clone());
+    blocking(move || store.change_password_blocking(id, new_hash, token_hash)).await??;
+    app.hub
+        .end_user_sessions(account.id, Some(&accounts::session_id(&token_hash)));
+    tracing::info!(%peer, user = account.id, "password changed; other sessions ended");
+    Ok(with_cookie(
+        json(
+            StatusCode::OK,
+            &Account {
+                id: account.id,
+                username: account.name,
+            },
+        ),
+        &accounts::device_cookie(&accounts::new_device_token(&hash, account.id)),
+    ))
 }

@@ -162,6 +162,10 @@ async fn route(
             post(is_post)?;
             account_api::logout(app, &req).await
         }
+        ["me", "password"] => {
+            post(is_post)?;
+            account_api::change_password(app, peer, req).await
+        }
         ["me"] => {
             get(is_get)?;
             account_api::me(app, &req).await

@@ -95,3 +95,89 @@ async fn logout_closes_that_sessions_websockets() {
     assert!(hello_user(&mut again).await.is_null());
     server.stop_with("-TERM");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_change_ends_every_other_session() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let laptop = register_at(server.addr, "omar", PASSWORD).await;
+    let phone = sign_in(server.addr, "omar").await;
+    let mut laptop_ws = ws_connect(server.addr, Some(&laptop)).await;
+    let mut phone_ws = ws_connect(server.addr, Some(&phone)).await;
+    assert!(hello_user(&mut laptop_ws).await.is_u64());
+    assert!(hello_user(&mut phone_ws).await.is_u64());
+
+    let change = |old: &str, new: &str| {
+        serde_json::json!({"old_password": old, "new_password": new}).to_string()
+    };
+    let json_with = |cookie: &str| {
+        [
+            ("Content-Type", "application/json".to_owned()),
+            ("Cookie", cookie.to_owned()),
+        ]
+    };
+    let post = |cookie: String, body: String| async move {
+        let headers = json_with(&cookie);
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        request(
+            server.addr,
+            "POST",
+            "/api/me/password",
+            &headers,
+            Some(body.as_bytes()),
+        )
+        .await
+    };
+    // The current password is required; nothing changes without it.
+    post(laptop.clone(), change("not the password", "a new password"))
+        .await
+        .assert_error(403, "wrong_password");
+    post(laptop.clone(), change(PASSWORD, "short"))
+        .await
+        .assert_error(400, "invalid_password");
+    let reply = post(laptop.clone(), change(PASSWORD, "a new password")).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(
+        reply.set_cookie("xo_device").is_some(),
+        "a fresh device cookie"
+    );
+
+    // The phone's socket is signed out; the laptop's keeps acting as the player.
+    let (code, close) = signed_out(&mut phone_ws).await;
+    assert_eq!(code.as_deref(), Some("signed_out"));
+    assert_eq!(close, Some((4001, "signed_out".to_owned())));
+    ws_send(&mut laptop_ws, serde_json::json!({"ping": {"id": 3}})).await;
+    ws_wait_for(&mut laptop_ws, "pong", |v| v.get("pong").is_some()).await;
+
+    let me = |cookie: String| async move {
+        request(
+            server.addr,
+            "GET",
+            "/api/me",
+            &[("Cookie", cookie.as_str())],
+            None,
+        )
+        .await
+    };
+    me(phone).await.assert_error(401, "not_signed_in");
+    assert_eq!(me(laptop).await.status, 200);
+    let old = request(
+        server.addr,
+        "POST",
+        "/api/login",
+        &[("Content-Type", "application/json")],
+        Some(credentials("omar", PASSWORD).as_bytes()),
+    )
+    .await;
+    old.assert_error(401, "bad_credentials");
+    let new = request(
+        server.addr,
+        "POST",
+        "/api/login",
+        &[("Content-Type", "application/json")],
+        Some(credentials("omar", "a new password").as_bytes()),
+    )
+    .await;
+    assert_eq!(new.status, 200, "{}", new.text());
+    server.stop_with("-TERM");
+}
