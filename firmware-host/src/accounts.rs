@@ -1,20 +1,19 @@
-//! Accounts (A1, A2): credential rules, argon2id hashing, session tokens, cookies, the
-//! sign-in throttle, and the identity of a connection.
+//! Accounts (A1, A2): argon2id hashing, session tokens, cookies, the
+//! device cookie, and the identity of a connection. The credential rules themselves are
+//! [`protocol::rules`], shared with the UI.
 //!
 //! Passwords are hashed with argon2id, m = 19 MiB, t = 2, p = 1 (the OWASP minimum; about a
 //! quarter of a second on a Raspberry Pi 4), on `spawn_blocking`, at most two at a time so a
 //! burst of sign-ins cannot exhaust a Pi Zero's memory. Session tokens are 32 random bytes sent
 //! as 64 hex digits in the `xo_session` cookie; the store keeps only their SHA-256.
 
-use std::collections::{HashMap, VecDeque};
-use std::net::IpAddr;
-use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
 use argon2::{Algorithm, Argon2, Params, Version};
 use hyper::HeaderMap;
 use hyper::header::COOKIE;
+use protocol::records::UserId;
 use rand::RngExt;
 use rooms::{Identity, StoreError};
 use sha2::{Digest, Sha256};
@@ -44,64 +43,6 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// Why a username or password is not acceptable (A1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CredentialError {
-    UsernameLength,
-    UsernameCharacters,
-    PasswordLength,
-}
-
-impl CredentialError {
-    /// The stable error code sent to clients.
-    pub fn code(self) -> &'static str {
-        match self {
-            CredentialError::UsernameLength | CredentialError::UsernameCharacters => {
-                "invalid_username"
-            }
-            CredentialError::PasswordLength => "invalid_password",
-        }
-    }
-}
-
-impl std::fmt::Display for CredentialError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            CredentialError::UsernameLength => "a username has 3 to 20 characters",
-            CredentialError::UsernameCharacters => {
-                "a username may use only letters, digits, `_` and `-`"
-            }
-            CredentialError::PasswordLength => "a password has 8 to 128 characters",
-        })
-    }
-}
-
-impl std::error::Error for CredentialError {}
-
-/// A1: 3–20 of ASCII letters, digits, `_`, `-`.
-pub fn validate_username(name: &str) -> Result<(), CredentialError> {
-    let count = name.chars().count();
-    if !(3..=20).contains(&count) {
-        return Err(CredentialError::UsernameLength);
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(CredentialError::UsernameCharacters);
-    }
-    Ok(())
-}
-
-/// A1: 8–128 characters (Unicode scalar values).
-pub fn validate_password(password: &str) -> Result<(), CredentialError> {
-    if (8..=128).contains(&password.chars().count()) {
-        Ok(())
-    } else {
-        Err(CredentialError::PasswordLength)
-    }
-}
-
 fn hasher() -> Argon2<'static> {
     let params = Params::new(ARGON2_M_KIB, ARGON2_T, ARGON2_P, None)
         .expect("argon2 parameters are valid constants");
@@ -110,11 +51,10 @@ fn hasher() -> Argon2<'static> {
 
 /// An argon2id PHC string for `password`, with a random salt. Slow by design: call on
 /// `spawn_blocking`.
-pub fn hash_password_blocking(password: &str) -> Result<String, StoreError> {
+pub fn hash_password_blocking(password: &str) -> Result<String, argon2::password_hash::Error> {
     hasher()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| StoreError::Internal(format!("hashing a password: {e}")))
 }
 
 /// Whether `password` matches the PHC string. Slow by design: call on `spawn_blocking`.
@@ -223,144 +163,103 @@ pub fn identity_from_headers_blocking(
     store: &Store,
     headers: &HeaderMap,
 ) -> Result<Identity, StoreError> {
-    let account = match cookie(headers, SESSION_COOKIE).and_then(token_hash) {
-        Some(hash) => store.session_account_blocking(&hash, now_ms())?,
+    let hash = cookie(headers, SESSION_COOKIE).and_then(token_hash);
+    let account = match &hash {
+        Some(hash) => store.session_account_blocking(hash, now_ms())?,
         None => None,
     };
+    // Only a live session names one: logout and password changes end sockets by this id.
+    let session = hash
+        .filter(|_| account.is_some())
+        .map(|hash| session_id(&hash));
     let guest_id = cookie(headers, GUEST_COOKIE)
         .filter(|id| valid_guest_id(id))
         .map_or_else(new_guest_id, str::to_owned);
-    // The http helper fills `session` and `device` (issue 11.2, 11.5).
+    let device = cookie(headers, DEVICE_COOKIE)
+        .and_then(device_nonce)
+        .map(str::to_owned);
     Ok(Identity {
         account,
         guest_id,
-        session: None,
-        device: None,
+        session,
+        device,
     })
 }
 
-/// Failed attempts allowed per client address within [`THROTTLE_WINDOW`].
-pub const THROTTLE_FAILURES: usize = 5;
-/// Failed attempts allowed per username, from all addresses together, within
-/// [`THROTTLE_WINDOW`]: enough that one prankster on the network (held to
-/// [`THROTTLE_FAILURES`] by their address) cannot lock the owner out, few enough that guessing
-/// from many addresses stays slow.
-pub const THROTTLE_FAILURES_PER_NAME: usize = 20;
-/// The window over which failures count.
-pub const THROTTLE_WINDOW: Duration = Duration::from_secs(5 * 60);
-
-/// What a throttle key names.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ThrottleKey {
-    Address(IpAddr),
-    /// Lower-cased.
-    Username(String),
+/// The opaque id of a sign-in session that rooms know it by ([`Identity::session`]): hex of
+/// the first 16 bytes of its token's hash (the token itself never leaves the HTTP layer).
+pub fn session_id(token_hash: &[u8; 32]) -> String {
+    hex(&token_hash[..16])
 }
 
-impl ThrottleKey {
-    /// The failures this key may have within [`THROTTLE_WINDOW`].
-    pub fn limit(&self) -> usize {
-        match self {
-            ThrottleKey::Address(_) => THROTTLE_FAILURES,
-            ThrottleKey::Username(_) => THROTTLE_FAILURES_PER_NAME,
-        }
-    }
+/// The device cookie (OWASP's device-cookie lock-out pattern, issue 11.2): a browser that has
+/// signed in to an account carries it, and is then exempt from that username's lock-out.
+pub const DEVICE_COOKIE: &str = "xo_device";
+/// Device cookies last as long as browsers allow.
+pub const DEVICE_LIFETIME: Duration = GUEST_LIFETIME;
+
+/// The proof half of a device cookie: a keyed hash of the account id and the cookie's nonce.
+/// The key is the account's password hash, which never leaves the server; so a device cookie
+/// cannot be forged, and a password change retires every device cookie of the account.
+fn device_mac(phc: &str, user: UserId, nonce: &str) -> String {
+    let inner = Sha256::new()
+        .chain_update(phc.as_bytes())
+        .chain_update([0])
+        .chain_update(user.to_le_bytes())
+        .chain_update(nonce.as_bytes())
+        .finalize();
+    // Hashing the key again around the inner hash rules out length extension.
+    let outer = Sha256::new()
+        .chain_update(phc.as_bytes())
+        .chain_update([1])
+        .chain_update(inner)
+        .finalize();
+    hex(&outer[..16])
 }
 
-/// Failed sign-in and registration attempts per client address and per username. After
-/// [`ThrottleKey::limit`] failures within [`THROTTLE_WINDOW`] further attempts are refused
-/// until the oldest failure leaves the window.
-#[derive(Debug, Default)]
-pub struct Throttle {
-    failures: Mutex<HashMap<ThrottleKey, VecDeque<Instant>>>,
+/// A new device cookie value for `user`, whose password hash is `phc`: `NONCE.MAC`.
+pub fn new_device_token(phc: &str, user: UserId) -> String {
+    let nonce = new_guest_id();
+    let mac = device_mac(phc, user, &nonce);
+    format!("{nonce}.{mac}")
 }
 
-impl Throttle {
-    /// When any key is locked out: how long until it may try again.
-    pub fn check(&self, keys: &[ThrottleKey], now: Instant) -> Option<Duration> {
-        let mut map = self.failures.lock().expect("throttle lock not poisoned");
-        keys.iter()
-            .filter_map(|key| {
-                let times = map.get_mut(key)?;
-                while times
-                    .front()
-                    .is_some_and(|t| now.duration_since(*t) >= THROTTLE_WINDOW)
-                {
-                    times.pop_front();
-                }
-                if times.len() >= key.limit() {
-                    let oldest = *times.front()?;
-                    Some(THROTTLE_WINDOW.saturating_sub(now.duration_since(oldest)))
-                } else {
-                    None
-                }
-            })
-            .max()
-    }
+/// The nonce of a well-formed device cookie value (it names the browser; not yet proof).
+pub fn device_nonce(token: &str) -> Option<&str> {
+    let (nonce, mac) = token.split_once('.')?;
+    (valid_guest_id(nonce) && mac.len() == 32 && mac.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some(nonce)
+}
 
-    /// Records one failure against every key.
-    pub fn fail(&self, keys: &[ThrottleKey], now: Instant) {
-        let mut map = self.failures.lock().expect("throttle lock not poisoned");
-        // Bound the memory an attacker cycling names can take: forget the idle keys.
-        if map.len() > 10_000 {
-            map.retain(|_, times| {
-                times
-                    .back()
-                    .is_some_and(|t| now.duration_since(*t) < THROTTLE_WINDOW)
-            });
-        }
-        for key in keys {
-            let times = map.entry(key.clone()).or_default();
-            times.push_back(now);
-            while times.len() > key.limit() {
-                times.pop_front();
-            }
-        }
-    }
+/// Whether `token` is a device cookie this server issued for `user` under its current
+/// password hash `phc`.
+pub fn device_trusted(token: &str, phc: &str, user: UserId) -> bool {
+    device_nonce(token).is_some_and(|nonce| {
+        let expected = device_mac(phc, user, nonce);
+        token
+            .split_once('.')
+            .is_some_and(|(_, mac)| mac.eq_ignore_ascii_case(&expected))
+    })
+}
 
-    /// Forgets the failures of `key` (a username after a successful sign-in).
-    pub fn clear(&self, key: &ThrottleKey) {
-        self.failures
-            .lock()
-            .expect("throttle lock not poisoned")
-            .remove(key);
-    }
+/// `Set-Cookie` for a device token.
+pub fn device_cookie(token: &str) -> String {
+    format!(
+        "{DEVICE_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
+        DEVICE_LIFETIME.as_secs()
+    )
+}
+
+/// What the log shows for a typed username: 8 hex digits of its hash, so repeated attempts
+/// on one name can be told apart without writing the text (sometimes a password typed into
+/// the wrong field) to the card (issue 11.8).
+pub fn username_hash(name: &str) -> String {
+    hex(&Sha256::digest(name.to_lowercase().as_bytes())[..4])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn usernames_follow_a1() {
-        assert!(validate_username("abc").is_ok());
-        assert!(validate_username("A_b-9").is_ok());
-        assert!(validate_username("a".repeat(20).as_str()).is_ok());
-        assert_eq!(
-            validate_username("ab"),
-            Err(CredentialError::UsernameLength)
-        );
-        assert_eq!(
-            validate_username(&"a".repeat(21)),
-            Err(CredentialError::UsernameLength)
-        );
-        assert_eq!(
-            validate_username("a b c"),
-            Err(CredentialError::UsernameCharacters)
-        );
-        assert_eq!(
-            validate_username("sára"),
-            Err(CredentialError::UsernameCharacters)
-        );
-    }
-
-    #[test]
-    fn passwords_have_8_to_128_characters() {
-        assert!(validate_password(&"x".repeat(8)).is_ok());
-        assert!(validate_password(&"é".repeat(128)).is_ok());
-        assert!(validate_password(&"x".repeat(7)).is_err());
-        assert!(validate_password(&"x".repeat(129)).is_err());
-    }
 
     #[test]
     fn token_hash_round_trips_and_rejects_garbage() {
@@ -386,38 +285,23 @@ mod tests {
     }
 
     #[test]
-    fn throttle_locks_after_five_failures_then_releases_after_the_window() {
-        let throttle = Throttle::default();
-        let keys = [ThrottleKey::Address([127, 0, 0, 1].into())];
-        let start = Instant::now();
-        for i in 0..THROTTLE_FAILURES {
-            assert_eq!(throttle.check(&keys, start), None, "attempt {i}");
-            throttle.fail(&keys, start);
-        }
-        let wait = throttle.check(&keys, start).expect("locked out");
-        assert!(wait <= THROTTLE_WINDOW && wait > Duration::from_secs(290));
-        assert_eq!(throttle.check(&keys, start + THROTTLE_WINDOW), None);
-        throttle.fail(&keys, start);
-        throttle.clear(&keys[0]);
-        assert_eq!(throttle.check(&keys, start), None);
+    fn device_tokens_are_trusted_only_for_their_account_and_password() {
+        let token = new_device_token("$argon2id$phc-one", 7);
+        assert!(device_nonce(&token).is_some());
+        assert!(device_trusted(&token, "$argon2id$phc-one", 7));
+        assert!(!device_trusted(&token, "$argon2id$phc-one", 8));
+        assert!(!device_trusted(&token, "$argon2id$phc-two", 7));
+        let nonce = device_nonce(&token).expect("nonce");
+        let forged = format!("{nonce}.{}", "0".repeat(32));
+        assert!(!device_trusted(&forged, "$argon2id$phc-one", 7));
+        assert_eq!(device_nonce("garbage"), None);
     }
 
     #[test]
-    fn a_username_takes_twenty_failures_from_all_addresses_before_it_locks() {
-        let throttle = Throttle::default();
-        let name = ThrottleKey::Username("sara".into());
-        let start = Instant::now();
-        for i in 0..THROTTLE_FAILURES_PER_NAME {
-            let address = ThrottleKey::Address([127, 0, 0, i as u8].into());
-            assert_eq!(
-                throttle.check(&[address.clone(), name.clone()], start),
-                None,
-                "attempt {i}"
-            );
-            throttle.fail(&[address, name.clone()], start);
-        }
-        let fresh = ThrottleKey::Address([127, 0, 1, 1].into());
-        assert!(throttle.check(&[fresh, name], start).is_some());
+    fn username_hash_is_short_and_ignores_case() {
+        assert_eq!(username_hash("Sara"), username_hash("sara"));
+        assert_eq!(username_hash("sara").len(), 8);
+        assert_ne!(username_hash("sara"), username_hash("omar"));
     }
 
     #[test]

@@ -61,6 +61,48 @@ pub struct Cli {
     )]
     pub max_ws_per_address: usize,
 
+    /// Most accounts registered from one client address per hour; further registrations get
+    /// 429 `too_many_registrations`. 0 means no limit (for test and load harnesses that
+    /// register many players from one machine).
+    #[arg(
+        long,
+        env = "XO_MAX_REGISTRATIONS_PER_ADDRESS",
+        default_value_t = crate::throttle::REGISTRATIONS,
+        value_name = "N"
+    )]
+    pub max_registrations_per_address: usize,
+
+    /// Most TCP connections open at once from one client address, for their whole life
+    /// (HTTP and WebSocket); further connections are closed at once. 0 means no limit.
+    #[arg(
+        long,
+        env = "XO_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 256,
+        value_name = "N"
+    )]
+    pub max_connections_per_address: usize,
+
+    /// Messages per second one WebSocket may send, sustained; beyond it and the burst the
+    /// connection gets `flood` and is closed.
+    #[arg(
+        long,
+        env = "XO_MAX_MESSAGES_PER_S",
+        default_value_t = 20,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub max_messages_per_s: u32,
+
+    /// Messages one WebSocket may send at once above the sustained rate.
+    #[arg(
+        long,
+        env = "XO_MESSAGE_BURST",
+        default_value_t = 40,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub message_burst: u32,
+
     /// Seconds a new connection has to send its request headers, and a new WebSocket its
     /// hello, before the server closes it (so idle and half-open connections cannot pile up).
     #[arg(
@@ -115,6 +157,14 @@ pub struct Config {
     pub kiosk_idle_s: u64,
     /// 0: no limit.
     pub max_ws_per_address: usize,
+    /// Accounts per client address per hour; 0: no limit.
+    pub max_registrations_per_address: usize,
+    /// TCP connections per client address; 0: no limit.
+    pub max_connections_per_address: usize,
+    /// See [`Cli::max_messages_per_s`].
+    pub max_messages_per_s: u32,
+    /// See [`Cli::message_burst`].
+    pub message_burst: u32,
     /// See [`Cli::handshake_timeout`].
     pub handshake_timeout: Duration,
     /// `None`: derived from the bound address (see [`Cli::public_url`]).
@@ -134,6 +184,10 @@ impl Config {
             data_dir: data_dir.into(),
             kiosk_idle_s: 120,
             max_ws_per_address: 32,
+            max_registrations_per_address: crate::throttle::REGISTRATIONS,
+            max_connections_per_address: 256,
+            max_messages_per_s: 20,
+            message_burst: 40,
             handshake_timeout: Duration::from_secs(10),
             public_url: None,
             display: None,
@@ -150,6 +204,10 @@ impl From<&Cli> for Config {
             data_dir: cli.data_dir.clone(),
             kiosk_idle_s: cli.kiosk_idle,
             max_ws_per_address: cli.max_ws_per_address,
+            max_registrations_per_address: cli.max_registrations_per_address,
+            max_connections_per_address: cli.max_connections_per_address,
+            max_messages_per_s: cli.max_messages_per_s,
+            message_burst: cli.message_burst,
             handshake_timeout: Duration::from_secs(cli.handshake_timeout),
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),

@@ -5,9 +5,15 @@
 //!
 //! - [`config`]: command-line flags and environment variables.
 //! - [`server`]: the listener, connection handling and ordered shutdown.
-//! - [`http`]: routing and the JSON API handlers.
-//! - [`accounts`]: credential rules, password hashing, sessions, cookies, the sign-in throttle,
-//!   and the identity of a connection.
+//! - [`connections`]: open connections per address, the per-address cap and shedding near
+//!   the open-files limit.
+//! - [`cross_site`]: JSON-only, same-origin state changes, the `Host` check and the CSP.
+//! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
+//! - [`account_api`]: the account endpoints (register, sign in and out, password, deletion).
+//! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
+//! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
+//!   the identity of a connection.
+//! - [`throttle`]: sign-in and registration attempts, counted when admitted.
 //! - [`store`]: the redb store with its single group-committing writer (room saves durable
 //!   within a second, healing after a card failure), the card's health, schema migrations;
 //!   implements [`rooms::Persistence`].
@@ -31,15 +37,20 @@
 //! # }
 //! ```
 
+pub mod account_api;
 pub mod accounts;
+pub mod api_error;
 pub mod assets;
 pub mod config;
+pub mod connections;
+pub mod cross_site;
 pub mod display;
 pub mod http;
 pub mod public_url;
 pub mod server;
 pub mod shutdown;
 pub mod store;
+pub mod throttle;
 pub mod ws;
 
 pub use config::{Cli, Config};

@@ -17,12 +17,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
-use crate::accounts::Throttle;
 use crate::config::Config;
+use crate::connections::{Connections, FD_RESERVE};
 use crate::display::DisplayTask;
 use crate::http;
 use crate::public_url::PublicUrl;
 use crate::store::Store;
+use crate::throttle::Throttle;
 use rooms::{Hub, HubConfig, Persistence};
 
 /// How long shutdown waits for open HTTP requests to finish.
@@ -57,6 +58,12 @@ pub struct App {
     pub pending_per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
     /// Connections refused or closed for abuse, by kind, for the log.
     pub refusals: Refusals,
+    /// Every open connection by address, for its whole life.
+    pub open: Arc<Connections>,
+    /// Open connections at which the newest of the busiest address are shed: the soft
+    /// open-files limit, less the descriptors open at start and [`FD_RESERVE`]. `None`:
+    /// the limit is unknown.
+    pub shed_at: Option<usize>,
 }
 
 /// Counts of refused connections, logged sparingly: the first, then at every power of two, so
@@ -67,6 +74,10 @@ pub struct Refusals {
     pub silent: AtomicU64,
     /// Connections over [`MAX_PENDING_PER_ADDRESS`].
     pub pending_over_limit: AtomicU64,
+    /// Connections over `--max-connections-per-address`.
+    pub address_over_limit: AtomicU64,
+    /// Connections shed near the open-files limit.
+    pub shed: AtomicU64,
 }
 
 impl Refusals {
@@ -102,6 +113,8 @@ impl Server {
             persistence,
             HubConfig {
                 hello_timeout: config.handshake_timeout,
+                max_messages_per_s: config.max_messages_per_s,
+                burst: config.message_burst,
                 ..HubConfig::default()
             },
         );
@@ -116,17 +129,25 @@ impl Server {
         let public_url = PublicUrl::new(config.public_url.clone(), addr);
         tracing::info!(%addr, public_url = public_url.current().public_url, ui_built = crate::assets::ui_built(), "listening on http://{addr}");
 
+        let throttle = Throttle::new(config.max_registrations_per_address);
+        let shed_at = crate::connections::open_files_limit().map(|limit| {
+            let baseline = crate::connections::open_files().unwrap_or(0);
+            limit.saturating_sub(baseline + FD_RESERVE)
+        });
+        tracing::info!(?shed_at, "connections shed near the open-files limit");
         let app = Arc::new(App {
             store,
             config,
             started: Instant::now(),
-            throttle: Throttle::default(),
+            throttle,
             hash_permits: Semaphore::new(HASH_PERMITS),
             connections: AtomicUsize::new(0),
             hub,
             ws_per_address: std::sync::Mutex::default(),
             pending_per_address: std::sync::Mutex::default(),
             refusals: Refusals::default(),
+            open: Arc::default(),
+            shed_at,
             public_url,
         });
         let display = match app.config.display.as_deref() {
@@ -269,6 +290,38 @@ async fn first_bytes(stream: &TcpStream, limit: Duration) -> bool {
     .is_ok()
 }
 
+/// Accept failures, logged at most once a second with the count of those not logged.
+#[derive(Debug, Default)]
+struct AcceptErrors {
+    last_logged: Option<Instant>,
+    unlogged: u64,
+}
+
+impl AcceptErrors {
+    fn failed(&mut self, e: &std::io::Error) {
+        let now = Instant::now();
+        if self
+            .last_logged
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(1))
+        {
+            self.unlogged += 1;
+            return;
+        }
+        tracing::warn!(error = %e, not_logged_since = self.unlogged, "accept failed");
+        self.last_logged = Some(now);
+        self.unlogged = 0;
+    }
+}
+
+/// Near the open-files limit: closes the newest connection of the address holding the most.
+fn shed(app: &App) {
+    if let Some((ip, held)) = app.open.shed_newest_of_busiest()
+        && let Some(total) = Refusals::count(&app.refusals.shed)
+    {
+        tracing::warn!(%ip, held, total, "connection shed: near the open-files limit");
+    }
+}
+
 async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::Receiver<bool>) {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
@@ -284,18 +337,30 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
         .keep_alive_timeout(app.config.handshake_timeout);
     let builder = Arc::new(builder);
     let graceful = GracefulShutdown::new();
+    let mut accept_errors = AcceptErrors::default();
     loop {
         tokio::select! {
             accepted = listener.accept() => {
                 let (stream, peer) = match accepted {
                     Ok(pair) => pair,
                     Err(e) => {
-                        // Typically EMFILE: back off instead of spinning.
-                        tracing::warn!(error = %e, "accept failed");
+                        // Typically EMFILE: back off instead of spinning, log at most once a
+                        // second (a flood of them must not flood the card), and make room.
+                        accept_errors.failed(&e);
+                        shed(&app);
                         tokio::time::sleep(Duration::from_millis(50)).await;
                         continue;
                     }
                 };
+                let Some(slot) = app.open.open(peer.ip(), app.config.max_connections_per_address) else {
+                    if let Some(total) = Refusals::count(&app.refusals.address_over_limit) {
+                        tracing::warn!(%peer, total, limit = app.config.max_connections_per_address, "connection refused: too many open connections from this address");
+                    }
+                    continue;
+                };
+                if app.shed_at.is_some_and(|at| app.open.total() > at) {
+                    shed(&app);
+                }
                 let Some(pending) = PendingSlot::take(&app, peer.ip()) else {
                     if let Some(total) = Refusals::count(&app.refusals.pending_over_limit) {
                         tracing::warn!(%peer, total, limit = MAX_PENDING_PER_ADDRESS, "connection refused: too many connections from this address have sent no request yet");
@@ -308,16 +373,20 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
                 app.connections.fetch_add(1, Ordering::Relaxed);
                 let guard = ConnectionGuard(Arc::clone(&app));
                 let service_app = Arc::clone(&app);
+                let service_slot = Arc::clone(&slot);
                 let service = service_fn(move |req| {
                     let app = Arc::clone(&service_app);
-                    async move { Ok::<_, Infallible>(http::handle(app, peer, req).await) }
+                    let slot = Arc::clone(&service_slot);
+                    async move { Ok::<_, Infallible>(http::handle(app, peer, slot, req).await) }
                 });
                 let builder = Arc::clone(&builder);
                 let watcher = graceful.watcher();
                 let mut stop = stopped.clone();
                 let app = Arc::clone(&app);
-                tokio::spawn(async move {
+                let task_slot = Arc::clone(&slot);
+                let task = tokio::spawn(async move {
                     let _guard = guard;
+                    let _slot = task_slot;
                     let limit = app.config.handshake_timeout;
                     let arrived = tokio::select! {
                         arrived = first_bytes(&stream, limit) => arrived,
@@ -342,6 +411,7 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
                         tracing::debug!(%peer, error = %e, "connection ended with an error");
                     }
                 });
+                slot.serve_with(task.abort_handle());
             }
             changed = stopped.changed() => {
                 if changed.is_err() || *stopped.borrow() {

@@ -20,6 +20,7 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tracing::Instrument as _;
 
 use crate::accounts;
+use crate::connections::ConnectionSlot;
 use crate::http::{ApiError, Body};
 use crate::server::App;
 
@@ -104,54 +105,35 @@ impl Drop for AddressSlot {
 pub async fn upgrade(
     app: &Arc<App>,
     peer: SocketAddr,
+    connection: Arc<ConnectionSlot>,
     mut req: Request<Incoming>,
 ) -> Result<Response<Body>, ApiError> {
     if req.method() != Method::GET {
-        return Err(ApiError {
-            allow: Some("GET"),
-            ..ApiError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method_not_allowed",
-                "the WebSocket is opened with GET",
-            )
-        });
+        return Err(ApiError::MethodNotAllowed("GET"));
     }
     let headers = req.headers();
     let is_upgrade = header_has_token(headers, CONNECTION, "upgrade")
         && header_has_token(headers, UPGRADE, "websocket");
     let Some(key) = headers.get(SEC_WEBSOCKET_KEY).filter(|_| is_upgrade) else {
-        return Err(ApiError::new(
-            StatusCode::UPGRADE_REQUIRED,
-            "websocket_required",
-            "/ws is a WebSocket endpoint: send a WebSocket upgrade request",
-        ));
+        return Err(ApiError::WebsocketRequired);
     };
     if headers
         .get(SEC_WEBSOCKET_VERSION)
         .map(HeaderValue::as_bytes)
         != Some(b"13")
     {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "websocket_version",
-            "only WebSocket version 13 is supported",
-        ));
+        return Err(ApiError::WebsocketVersion);
     }
     if !origin_allowed(headers) {
-        tracing::warn!(origin = ?headers.get(ORIGIN), host = ?headers.get(HOST), "WebSocket refused: foreign Origin");
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "bad_origin",
-            "the page's Origin does not match this server",
-        ));
+        return Err(ApiError::BadOrigin(format!(
+            "{:?} for Host {:?}",
+            headers.get(ORIGIN),
+            headers.get(HOST)
+        )));
     }
     let Some(slot) = AddressSlot::take(app, peer.ip()) else {
         tracing::warn!(%peer, limit = app.config.max_ws_per_address, "WebSocket refused: too many from this address");
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too_many_connections",
-            "too many open WebSocket connections from this address",
-        ));
+        return Err(ApiError::TooManyConnections);
     };
     let accept = derive_accept_key(key.as_bytes());
     let had_guest =
@@ -162,7 +144,7 @@ pub async fn upgrade(
         accounts::identity_from_headers_blocking(&store, &cookie_headers)
     })
     .await
-    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))??;
+    .map_err(|e| ApiError::internal("identity lookup task", e))??;
 
     let mut response = Response::new(Full::new(Bytes::new()));
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
@@ -182,8 +164,11 @@ pub async fn upgrade(
 
     let on_upgrade = hyper::upgrade::on(&mut req);
     let hub = app.hub.clone();
-    tokio::spawn(async move {
+    let socket_slot = Arc::clone(&connection);
+    let task = tokio::spawn(async move {
         let _slot = slot;
+        // The TCP connection stays counted against its address while the WebSocket lives.
+        let _connection = socket_slot;
         let upgraded = match on_upgrade.await {
             Ok(upgraded) => upgraded,
             Err(e) => {
@@ -208,6 +193,7 @@ pub async fn upgrade(
             .instrument(tracing::info_span!("ws", %peer, user))
             .await;
     });
+    connection.serve_with(task.abort_handle());
     Ok(response)
 }
 

@@ -154,7 +154,7 @@ async fn oversized_body_is_413() {
         .assert_error(413, "body_too_large");
     // The same without a Content-Length (chunked) is cut off by the limit too.
     let mut raw = format!(
-        "POST /api/login HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n",
+        "POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n",
         big.len()
     )
     .into_bytes();

@@ -1,102 +1,29 @@
-//! The HTTP JSON API: sign-in, profile, leaderboard, finished games, configuration.
+//! The HTTP JSON API: sign-in, profile, leaderboard, finished games, configuration. Every
+//! request and response body is a type of [`protocol::http`], shared with the server.
 
-use serde::Deserialize;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use protocol::records::FinishedGame;
+pub use protocol::http::{
+    Account, ApiErrorBody, ApiErrorCode, ChangePassword, Credentials, DeleteAccount, GameView,
+    LadderView, Leaderboard, Profile, ServerConfig, SignedOut,
+};
 
-use crate::state::Account;
-
-/// Why a request failed: the server's error code, or `network` when it was not reached.
+/// Why a request failed: the HTTP status (0 when the server was not reached) and the server's
+/// error code (`None` when it was not reached or its answer could not be read).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
     pub status: u16,
-    pub code: String,
+    pub code: Option<ApiErrorCode>,
 }
 
 impl ApiError {
     fn network() -> ApiError {
         ApiError {
             status: 0,
-            code: "network".to_owned(),
+            code: None,
         }
     }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct WireError {
-    code: String,
-}
-
-/// `GET /api/config`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ServerConfig {
-    pub kiosk_idle_s: u64,
-    /// The address phones should open, when the server is configured with one.
-    #[serde(default)]
-    pub public_url: Option<String>,
-}
-
-/// One ladder of a profile (E5).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Ladder {
-    pub rating: i32,
-    pub points: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-    pub games: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Ladders {
-    pub xo: Ladder,
-    pub infinite: Ladder,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct RatingUpdateView {
-    pub user: u64,
-    pub mark: engine::Mark,
-    pub before: i32,
-    pub after: i32,
-    pub change: i32,
-}
-
-/// A finished game as `/api/games/{id}` and profiles serve it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct GameView {
-    #[serde(flatten)]
-    pub game: FinishedGame,
-    #[serde(default)]
-    pub rating_updates: Vec<RatingUpdateView>,
-}
-
-/// `GET /api/users/{name}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Profile {
-    pub id: u64,
-    pub username: String,
-    pub points: u32,
-    pub ladders: Ladders,
-    #[serde(default)]
-    pub recent_games: Vec<GameView>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct LeaderRow {
-    pub rank: u32,
-    pub username: String,
-    pub rating: i32,
-    pub points: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Leaderboard {
-    pub players: Vec<LeaderRow>,
 }
 
 async fn read<T: DeserializeOwned>(
@@ -105,15 +32,16 @@ async fn read<T: DeserializeOwned>(
     let response = sent.map_err(|_| ApiError::network())?;
     let status = response.status();
     if response.ok() {
-        response.json::<T>().await.map_err(|_| ApiError {
-            status,
-            code: "bad_response".to_owned(),
-        })
+        response
+            .json::<T>()
+            .await
+            .map_err(|_| ApiError { status, code: None })
     } else {
-        let code = match response.json::<WireError>().await {
-            Ok(e) => e.code,
-            Err(_) => "http_error".to_owned(),
-        };
+        let code = response
+            .json::<ApiErrorBody>()
+            .await
+            .ok()
+            .map(|body| body.code);
         Err(ApiError { status, code })
     }
 }
@@ -122,7 +50,8 @@ async fn get<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
     read(gloo::net::http::Request::get(url).send().await).await
 }
 
-async fn post<T: DeserializeOwned>(url: &str, body: &serde_json::Value) -> Result<T, ApiError> {
+/// A JSON `POST` (the server refuses state changes in any other content type).
+async fn post<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
     let request = gloo::net::http::Request::post(url)
         .json(body)
         .map_err(|_| ApiError::network())?;
@@ -137,7 +66,7 @@ pub async fn config() -> Result<ServerConfig, ApiError> {
 pub async fn me() -> Result<Option<Account>, ApiError> {
     match get::<Account>("/api/me").await {
         Ok(account) => Ok(Some(account)),
-        Err(e) if e.status == 401 => Ok(None),
+        Err(e) if e.code == Some(ApiErrorCode::NotSignedIn) => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -148,17 +77,32 @@ pub async fn login(username: &str, password: &str, register: bool) -> Result<Acc
     } else {
         "/api/login"
     };
-    post(
-        url,
-        &serde_json::json!({ "username": username, "password": password }),
-    )
-    .await
+    let credentials = Credentials {
+        username: username.to_owned(),
+        password: password.to_owned(),
+    };
+    post(url, &credentials).await
 }
 
-pub async fn logout() -> Result<(), ApiError> {
-    post::<serde_json::Value>("/api/logout", &serde_json::json!({}))
-        .await
-        .map(|_| ())
+pub async fn logout() -> Result<SignedOut, ApiError> {
+    post("/api/logout", &serde_json::json!({})).await
+}
+
+/// Changes the password (the current one is required); every other session ends.
+pub async fn change_password(old_password: &str, new_password: &str) -> Result<Account, ApiError> {
+    let body = ChangePassword {
+        old_password: old_password.to_owned(),
+        new_password: new_password.to_owned(),
+    };
+    post("/api/me/password", &body).await
+}
+
+/// Deletes the signed-in account (its password is required).
+pub async fn delete_account(password: &str) -> Result<SignedOut, ApiError> {
+    let body = DeleteAccount {
+        password: password.to_owned(),
+    };
+    post("/api/me/delete", &body).await
 }
 
 pub async fn profile(name: &str) -> Result<Profile, ApiError> {
@@ -175,30 +119,4 @@ pub async fn leaderboard(game: engine::Game) -> Result<Leaderboard, ApiError> {
 
 pub async fn finished_game(id: &str) -> Result<GameView, ApiError> {
     get(&format!("/api/games/{}", js_sys::encode_uri_component(id))).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_served_game_with_its_updates_decodes() {
-        let json = r#"{"id":"r1","game":"xo","rated":true,
-            "x":{"user":{"id":1,"name":"sara"}},"o":{"user":{"id":2,"name":"omar"}},
-            "moves":[4,0,1,2,7],"end":{"line":{"winner":"X","line":[1,4,7]}},
-            "started_at_ms":1,"ended_at_ms":2,"winner":"x",
-            "rating_updates":[{"user":1,"mark":"X","before":1200,"after":1216,"change":16}]}"#;
-        let game: GameView = serde_json::from_str(json).expect("decodes");
-        assert_eq!(game.game.moves, vec![4, 0, 1, 2, 7]);
-        assert_eq!(game.rating_updates[0].change, 16);
-    }
-
-    #[test]
-    fn config_without_a_public_address_decodes() {
-        let c: ServerConfig =
-            serde_json::from_str(r#"{"kiosk_idle_s":120,"version":"0.1.0","protocol_version":1}"#)
-                .expect("decodes");
-        assert_eq!(c.kiosk_idle_s, 120);
-        assert_eq!(c.public_url, None);
-    }
 }

@@ -2,12 +2,11 @@
 //! defaults, and the check that turns it into a [`CreateRoom`] intent.
 
 use engine::{Game, Mark};
+use protocol::rules::{self, NameError};
 use protocol::{CreateRoom, JoiningRequest, OpponentRequest};
 
 use crate::i18n::T;
 
-/// The longest local player name (M2.1).
-pub const MAX_NAME: usize = 20;
 /// The Infinite XO move times on offer (M3.1).
 pub const TIMES: [u8; 3] = [5, 10, 30];
 pub const DEFAULT_TIME: u8 = 10;
@@ -92,6 +91,8 @@ pub enum FormError {
     /// Player 1 or 2 (0-based) has no name.
     NameMissing(usize),
     NameTooLong(usize),
+    /// The name of that player contains a control character.
+    NameControl(usize),
     /// M2.1: the names are equal ignoring case and surrounding spaces.
     NameClash,
     PasscodeFormat,
@@ -102,6 +103,7 @@ impl FormError {
         match self {
             FormError::NameMissing(_) => T::ErrNameMissing,
             FormError::NameTooLong(_) => T::ErrNameLong,
+            FormError::NameControl(_) => T::ErrNameControl,
             FormError::NameClash => T::ErrNameClash,
             FormError::PasscodeFormat => T::ErrPasscodeFormat,
         }
@@ -183,19 +185,17 @@ impl CreateForm {
     pub fn errors(&self) -> Vec<FormError> {
         let mut errors = Vec::new();
         if self.shows_names() {
-            for (i, name) in self.names.iter().enumerate() {
-                let trimmed = name.trim();
-                if trimmed.is_empty() {
-                    errors.push(FormError::NameMissing(i));
-                } else if trimmed.chars().count() > MAX_NAME {
-                    errors.push(FormError::NameTooLong(i));
-                }
-            }
-            let [a, b] = &self.names;
-            let (a, b) = (a.trim(), b.trim());
-            if !a.is_empty() && a.to_lowercase() == b.to_lowercase() {
-                errors.push(FormError::NameClash);
-            }
+            // M2.1's rules are the server's own (protocol::rules).
+            errors.extend(
+                rules::local_name_problems(&self.names)
+                    .into_iter()
+                    .map(|problem| match problem {
+                        NameError::Missing(i) => FormError::NameMissing(i),
+                        NameError::TooLong(i) => FormError::NameTooLong(i),
+                        NameError::Control(i) => FormError::NameControl(i),
+                        NameError::Clash => FormError::NameClash,
+                    }),
+            );
         }
         if self.shows_joining()
             && self.joining == JoinKind::Passcode

@@ -1,5 +1,9 @@
 //! A1's rules for usernames and passwords, checked before a request is sent (the server
-//! checks again), and the sentences for the server's sign-in error codes.
+//! checks again with the same [`protocol::rules`]), and the sentences for the server's sign-in
+//! error codes.
+
+use protocol::http::ApiErrorCode;
+use protocol::rules;
 
 use crate::i18n::T;
 
@@ -21,15 +25,12 @@ impl CredentialError {
 
 /// A1: 3–20 of letters, digits, `_`, `-`.
 pub fn valid_username(name: &str) -> bool {
-    (3..=20).contains(&name.chars().count())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    rules::check_username(name).is_ok()
 }
 
 /// A1: 8–128 characters.
 pub fn valid_password(password: &str) -> bool {
-    (8..=128).contains(&password.chars().count())
+    rules::check_password(password).is_ok()
 }
 
 /// Everything wrong with the form; registering checks both rules, signing in only that both
@@ -45,14 +46,14 @@ pub fn check(username: &str, password: &str) -> Vec<CredentialError> {
     errors
 }
 
-/// The sentence for an HTTP API error code.
-pub fn api_error_text(code: &str) -> T {
+/// The sentence for an HTTP API error code (`None`: the server was not reached).
+pub fn api_error_text(code: Option<ApiErrorCode>) -> T {
     match code {
-        "bad_credentials" => T::ErrBadCredentials,
-        "username_taken" => T::ErrUsernameTaken,
-        "too_many_attempts" => T::ErrTooMany,
-        "invalid_username" => T::ErrUsername,
-        "invalid_password" => T::ErrPassword,
+        Some(ApiErrorCode::BadCredentials) => T::ErrBadCredentials,
+        Some(ApiErrorCode::UsernameTaken) => T::ErrUsernameTaken,
+        Some(ApiErrorCode::TooManyAttempts | ApiErrorCode::TooManyRegistrations) => T::ErrTooMany,
+        Some(ApiErrorCode::InvalidUsername) => T::ErrUsername,
+        Some(ApiErrorCode::InvalidPassword) => T::ErrPassword,
         _ => T::ErrNetwork,
     }
 }
@@ -86,6 +87,9 @@ mod tests {
             vec![CredentialError::Username, CredentialError::Password]
         );
         assert!(check("sara", "long enough").is_empty());
-        assert_eq!(api_error_text("bad_credentials"), T::ErrBadCredentials);
+        assert_eq!(
+            api_error_text(Some(ApiErrorCode::BadCredentials)),
+            T::ErrBadCredentials
+        );
     }
 }

@@ -223,6 +223,7 @@ texts! {
     GuestCreateNote => "Sign in to create rated rooms against other players.", "سجّل الدخول لإنشاء غرف مصنّفة ضد لاعبين آخرين.";
     ErrNameMissing => "Enter a name for player {0}.", "أدخل اسمًا للاعب {0}.";
     ErrNameLong => "A name has at most 20 characters.", "الاسم 20 حرفًا على الأكثر.";
+    ErrNameControl => "A name cannot contain control characters.", "لا يمكن أن يحتوي الاسم على رموز تحكّم.";
     ErrNameClash => "The two names must differ (ignoring capitals and spaces).", "يجب أن يختلف الاسمان (بغض النظر عن حالة الأحرف والمسافات).";
     ErrPasscodeFormat => "The passcode is exactly four digits.", "رمز الدخول أربعة أرقام بالضبط.";
 

@@ -23,11 +23,7 @@ pub enum Conn {
 }
 
 /// A signed-in account, from `/api/me`, `/api/login` or `/api/register`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-pub struct Account {
-    pub id: u64,
-    pub username: String,
-}
+pub use protocol::http::Account;
 
 /// The current room with the moment its snapshot arrived (for the clock, M3.7: time travels
 /// as durations from the server).

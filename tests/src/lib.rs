@@ -98,6 +98,9 @@ impl Server {
             .arg(kiosk_idle_s.to_string())
             .arg("--log")
             .arg("warn")
+            // Browser tests register several players from 127.0.0.1.
+            .arg("--max-registrations-per-address")
+            .arg("0")
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .spawn()

@@ -14,6 +14,8 @@
 //! - [`error`]: [`ErrorCode`], the stable machine-readable error codes.
 //! - [`frame`]: [`Frame`], decoding and encoding of both framings in one place.
 //! - [`records`]: finished games and rating updates, as stored and as served over HTTP.
+//! - [`http`]: the HTTP API's request and response bodies and its error codes.
+//! - [`rules`]: what people may type: usernames and passwords (A1), local names (M2.1).
 //!
 //! ```
 //! use protocol::{ClientMsg, Frame, Framing, decode_client};
@@ -28,7 +30,9 @@
 pub mod client;
 pub mod error;
 pub mod frame;
+pub mod http;
 pub mod records;
+pub mod rules;
 pub mod server;
 pub mod view;
 

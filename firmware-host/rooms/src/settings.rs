@@ -13,9 +13,6 @@ pub const TIMES_PER_MOVE_S: [u8; 3] = [5, 10, 30];
 pub const DEFAULT_TIME_PER_MOVE_S: u8 = 10;
 /// XO online: a move not made within two minutes forfeits (M3.7).
 pub const XO_FORFEIT_MS: u32 = 120_000;
-/// Local player names are at most this many characters (M2.1).
-pub const MAX_NAME_CHARS: usize = 20;
-
 /// How seat 2 of an online room is taken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Policy {
@@ -120,36 +117,15 @@ impl Settings {
 }
 
 /// M2.1: two names, required, at most 20 characters, unique ignoring case and surrounding
-/// spaces. Returns them trimmed.
+/// spaces (the rules of [`protocol::rules`], which the UI checks too). Returns them trimmed.
 pub fn local_names(names: &[String; 2]) -> Result<[String; 2], Refusal> {
-    let trimmed = [names[0].trim().to_owned(), names[1].trim().to_owned()];
-    for name in &trimmed {
-        if name.is_empty() {
-            return Err(Refusal::new(ErrorCode::BadName, "both players need a name"));
-        }
-        if name.chars().count() > MAX_NAME_CHARS {
-            return Err(Refusal::new(
-                ErrorCode::BadName,
-                format!("\"{name}\" is longer than {MAX_NAME_CHARS} characters"),
-            ));
-        }
-        if name.chars().any(char::is_control) {
-            return Err(Refusal::new(
-                ErrorCode::BadName,
-                "names cannot contain control characters",
-            ));
-        }
-    }
-    if trimmed[0].to_lowercase() == trimmed[1].to_lowercase() {
-        return Err(Refusal::new(
-            ErrorCode::NameClash,
-            format!(
-                "both players are called \"{}\": choose two different names",
-                trimmed[0]
-            ),
-        ));
-    }
-    Ok(trimmed)
+    protocol::rules::check_local_names(names).map_err(|e| {
+        let code = match e {
+            protocol::rules::NameError::Clash => ErrorCode::NameClash,
+            _ => ErrorCode::BadName,
+        };
+        Refusal::new(code, e.to_string())
+    })
 }
 
 #[cfg(test)]

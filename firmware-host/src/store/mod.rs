@@ -486,6 +486,22 @@ impl Store {
         .map(drop)
     }
 
+    /// Replaces `user`'s password hash and forgets every session of that user but `keep`,
+    /// in one durable write (issue 11.5).
+    pub fn change_password_blocking(
+        &self,
+        user: UserId,
+        password_hash: String,
+        keep: [u8; 32],
+    ) -> Result<(), StoreError> {
+        self.write_blocking(Op::ChangePassword {
+            user,
+            password_hash,
+            keep,
+        })
+        .map(drop)
+    }
+
     /// [`Store::delete_session`] for a blocking caller. Unknown sessions are fine.
     pub fn delete_session_blocking(&self, token_hash: [u8; 32]) -> Result<(), StoreError> {
         self.write_blocking(Op::DeleteSession { token_hash })

@@ -54,6 +54,12 @@ pub(super) enum Op {
     DeleteSession {
         token_hash: [u8; 32],
     },
+    /// A new password hash for `user`, and every session of that user but `keep` forgotten.
+    ChangePassword {
+        user: UserId,
+        password_hash: String,
+        keep: [u8; 32],
+    },
     CommitGame(Box<FinishedGame>),
     SaveRoom {
         id: String,
@@ -478,6 +484,36 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
         Op::DeleteSession { token_hash } => {
             let mut sessions = txn.open_table(SESSIONS).map_err(store_err)?;
             sessions.remove(token_hash.as_slice()).map_err(store_err)?;
+            Ok(Outcome::Done)
+        }
+        Op::ChangePassword {
+            user,
+            password_hash,
+            keep,
+        } => {
+            let mut users = txn.open_table(USERS).map_err(store_err)?;
+            let Some(bytes) = users.get(*user).map_err(store_err)? else {
+                return Ok(Outcome::Done);
+            };
+            let mut record = decode_user(bytes.value())?;
+            drop(bytes);
+            record.password_hash.clone_from(password_hash);
+            users
+                .insert(*user, encode(&VersionedUser::V1(record))?.as_slice())
+                .map_err(store_err)?;
+            let mut sessions = txn.open_table(SESSIONS).map_err(store_err)?;
+            // A kiosk has a few hundred sessions at most: one scan is cheap.
+            let mut others = Vec::new();
+            for entry in sessions.iter().map_err(store_err)? {
+                let (key, value) = entry.map_err(store_err)?;
+                let VersionedSession::V1(session) = decode(value.value(), "session")?;
+                if session.user == *user && key.value() != keep.as_slice() {
+                    others.push(key.value().to_vec());
+                }
+            }
+            for key in others {
+                sessions.remove(key.as_slice()).map_err(store_err)?;
+            }
             Ok(Outcome::Done)
         }
         Op::CommitGame(game) => commit_game(txn, game),

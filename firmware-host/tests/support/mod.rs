@@ -386,12 +386,29 @@ impl Drop for Process {
 impl Process {
     /// Starts the binary on 127.0.0.1 port 0 and reads the port from the log line.
     pub fn start(data_dir: &Path, extra_env: &[(&str, &str)]) -> Process {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_firmware-host"));
+        Process::start_wrapped(&[], data_dir, extra_env)
+    }
+
+    /// As [`Process::start`], run through `wrapper` (e.g. `["prlimit", "--nofile=1024:1024",
+    /// "--"]`), which must exec the binary in the same process.
+    pub fn start_wrapped(wrapper: &[&str], data_dir: &Path, extra_env: &[(&str, &str)]) -> Process {
+        let binary = env!("CARGO_BIN_EXE_firmware-host");
+        let mut command = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(binary);
+                c
+            }
+            None => Command::new(binary),
+        };
         command
             .args(["--bind", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .env_remove("XO_BIND")
             .env_remove("XO_KIOSK_IDLE")
+            // Tests register many players from 127.0.0.1; the limit has its own test
+            // (sign_in_throttle.rs), which sets it back.
+            .env("XO_MAX_REGISTRATIONS_PER_ADDRESS", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

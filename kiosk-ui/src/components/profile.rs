@@ -5,7 +5,7 @@ use engine::Game;
 use protocol::records::{FinishedGame, PlayerRef};
 use yew::prelude::*;
 
-use crate::api::{self, ApiError, Ladder, Profile};
+use crate::api::{self, ApiError, LadderView, Profile};
 use crate::i18n::{Lang, T};
 use crate::room_model::{change_class, player_name, signed};
 use crate::route::Route;
@@ -34,7 +34,7 @@ fn outcome(game: &FinishedGame, user: u64) -> T {
     }
 }
 
-fn ladder(lang: Lang, game: Game, l: &Ladder) -> Html {
+fn ladder(lang: Lang, game: Game, l: &LadderView) -> Html {
     html! {
         <section class="panel ladder" data-game={game.as_str()}>
             <h2>{ lang.game(game) }</h2>

@@ -88,7 +88,7 @@ pub fn SignIn() -> Html {
                         ctx.reconnect.emit(());
                         ctx.navigate(Route::Home);
                     }
-                    Err(e) => server_error.set(Some(api_error_text(&e.code))),
+                    Err(e) => server_error.set(Some(api_error_text(e.code))),
                 }
                 busy.set(false);
             });

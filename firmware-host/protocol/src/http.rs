@@ -1,0 +1,513 @@
+//! The HTTP JSON API under `/api`: the request and response body of every endpoint, and the
+//! one error body [`ApiErrorBody`] with its stable codes [`ApiErrorCode`]. The server
+//! serialises these types and the UI deserialises them, so a shape is written once.
+//!
+//! | route | request | success | errors (besides the common ones) |
+//! | --- | --- | --- | --- |
+//! | `GET /api/health` | | 200 [`Health`] | |
+//! | `GET /api/config` | | 200 [`ServerConfig`] | |
+//! | `POST /api/register` | [`Credentials`] | 201 [`Account`] + `xo_session`, `xo_device` cookies | `invalid_username`, `invalid_password`, `username_taken`, `too_many_attempts`, `too_many_registrations`, `storage_unavailable` |
+//! | `POST /api/login` | [`Credentials`] | 200 [`Account`] + cookies | `bad_credentials`, `too_many_attempts`, `storage_unavailable` |
+//! | `POST /api/logout` | `{}` | 200 [`SignedOut`], cookie cleared, that session's WebSockets signed out | |
+//! | `GET /api/me` | | 200 [`Account`] | `not_signed_in` |
+//! | `POST /api/me/password` | [`ChangePassword`] | 200 [`Account`] + a new session cookie; every other session ends | `not_signed_in`, `wrong_password`, `invalid_password`, `too_many_attempts`, `storage_unavailable` |
+//! | `POST /api/me/delete` | [`DeleteAccount`] | 200 [`SignedOut`]; sessions and personal data removed | `not_signed_in`, `wrong_password`, `too_many_attempts`, `storage_unavailable` |
+//! | `GET /api/users/{name}` | | 200 [`Profile`] | `unknown_user` |
+//! | `GET /api/leaderboard?game=xo\|infinite` | | 200 [`Leaderboard`] | `bad_game` |
+//! | `GET /api/games/{id}` | | 200 [`GameView`] | `unknown_game` |
+//! | `GET /api/rooms` | | 200 `[RoomSummary]` ([`crate::RoomSummary`]) | |
+//! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
+//!
+//! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
+//! and on `POST`: `unsupported_media_type` (the body must be `application/json`),
+//! `bad_origin` (an `Origin` that is not this server), `body_too_large`, `bad_body`, `body_timeout`,
+//! `bad_json`; `internal` when the server fails. Every error answers with the status of its
+//! code ([`ApiErrorCode::status`]) and the body [`ApiErrorBody`]; `too_many_*` also carry
+//! `Retry-After` in seconds.
+//!
+//! ```
+//! use protocol::http::{ApiErrorBody, ApiErrorCode};
+//!
+//! let body: ApiErrorBody =
+//!     serde_json::from_str(r#"{"code":"bad_credentials","message":"wrong username or password"}"#)?;
+//! assert_eq!(body.code, ApiErrorCode::BadCredentials);
+//! assert_eq!(body.code.status(), 401);
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+
+use engine::{Game, Mark};
+use serde::{Deserialize, Serialize};
+
+use crate::records::{FinishedGame, RatingUpdate, UserId};
+
+/// The stable, machine-readable reason of an HTTP error. Codes are never renamed; new ones
+/// may be added, and a client reads a code it does not know as [`ApiErrorCode::Other`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiErrorCode {
+    // Requests.
+    /// No such endpoint or file.
+    NotFound,
+    /// The path exists but not for that method; `Allow` lists the methods it takes.
+    MethodNotAllowed,
+    /// The body is larger than 16 KiB.
+    BodyTooLarge,
+    /// The body could not be read (the connection failed).
+    BadBody,
+    /// The body did not arrive within the server's handshake timeout (10 s by default).
+    BodyTimeout,
+    /// The body is not the JSON the endpoint expects.
+    BadJson,
+    /// A state-changing request without `Content-Type: application/json`.
+    UnsupportedMediaType,
+    /// A browser's `Origin` names another site (cross-site request or WebSocket).
+    BadOrigin,
+    /// The `Host` header names neither this server's names nor its addresses (DNS rebinding).
+    BadHost,
+    // Accounts.
+    /// The username breaks A1 (3–20 letters, digits, `_`, `-`).
+    InvalidUsername,
+    /// The password breaks A1 (8–128 characters).
+    InvalidPassword,
+    /// The username is taken, ignoring case.
+    UsernameTaken,
+    /// Wrong username or password.
+    BadCredentials,
+    /// The current password given to change the password or delete the account is wrong.
+    WrongPassword,
+    /// Too many failed sign-in attempts from this address or for this username.
+    TooManyAttempts,
+    /// Too many accounts registered from this address lately.
+    TooManyRegistrations,
+    /// The request needs a signed-in session.
+    NotSignedIn,
+    // Reads.
+    /// No player has that name.
+    UnknownUser,
+    /// No finished game has that id.
+    UnknownGame,
+    /// `game` is missing or not `xo` / `infinite`.
+    BadGame,
+    // WebSocket.
+    /// `/ws` was requested without a WebSocket upgrade.
+    WebsocketRequired,
+    /// Only WebSocket version 13 is spoken.
+    WebsocketVersion,
+    /// Too many open connections from this address.
+    TooManyConnections,
+    // Server.
+    /// The data card cannot be written now (full, failing or read-only); nothing changed.
+    StorageUnavailable,
+    /// The server failed; the log says why.
+    Internal,
+    /// A code this client does not know (sent by a newer server).
+    #[serde(other)]
+    Other,
+}
+
+impl ApiErrorCode {
+    /// The HTTP status every response with this code has.
+    pub fn status(self) -> u16 {
+        match self {
+            ApiErrorCode::BadBody
+            | ApiErrorCode::BadJson
+            | ApiErrorCode::InvalidUsername
+            | ApiErrorCode::InvalidPassword
+            | ApiErrorCode::BadGame
+            | ApiErrorCode::WebsocketVersion => 400,
+            ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
+            ApiErrorCode::BadOrigin | ApiErrorCode::WrongPassword => 403,
+            ApiErrorCode::NotFound | ApiErrorCode::UnknownUser | ApiErrorCode::UnknownGame => 404,
+            ApiErrorCode::MethodNotAllowed => 405,
+            ApiErrorCode::BodyTimeout => 408,
+            ApiErrorCode::UsernameTaken => 409,
+            ApiErrorCode::BodyTooLarge => 413,
+            ApiErrorCode::UnsupportedMediaType => 415,
+            ApiErrorCode::BadHost => 421,
+            ApiErrorCode::WebsocketRequired => 426,
+            ApiErrorCode::TooManyAttempts
+            | ApiErrorCode::TooManyRegistrations
+            | ApiErrorCode::TooManyConnections => 429,
+            ApiErrorCode::Internal | ApiErrorCode::Other => 500,
+            ApiErrorCode::StorageUnavailable => 503,
+        }
+    }
+
+    /// The wire name, e.g. `bad_credentials`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiErrorCode::NotFound => "not_found",
+            ApiErrorCode::MethodNotAllowed => "method_not_allowed",
+            ApiErrorCode::BodyTooLarge => "body_too_large",
+            ApiErrorCode::BadBody => "bad_body",
+            ApiErrorCode::BodyTimeout => "body_timeout",
+            ApiErrorCode::BadJson => "bad_json",
+            ApiErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ApiErrorCode::BadOrigin => "bad_origin",
+            ApiErrorCode::BadHost => "bad_host",
+            ApiErrorCode::InvalidUsername => "invalid_username",
+            ApiErrorCode::InvalidPassword => "invalid_password",
+            ApiErrorCode::UsernameTaken => "username_taken",
+            ApiErrorCode::BadCredentials => "bad_credentials",
+            ApiErrorCode::WrongPassword => "wrong_password",
+            ApiErrorCode::TooManyAttempts => "too_many_attempts",
+            ApiErrorCode::TooManyRegistrations => "too_many_registrations",
+            ApiErrorCode::NotSignedIn => "not_signed_in",
+            ApiErrorCode::UnknownUser => "unknown_user",
+            ApiErrorCode::UnknownGame => "unknown_game",
+            ApiErrorCode::BadGame => "bad_game",
+            ApiErrorCode::WebsocketRequired => "websocket_required",
+            ApiErrorCode::WebsocketVersion => "websocket_version",
+            ApiErrorCode::TooManyConnections => "too_many_connections",
+            ApiErrorCode::StorageUnavailable => "storage_unavailable",
+            ApiErrorCode::Internal => "internal",
+            ApiErrorCode::Other => "other",
+        }
+    }
+
+    /// Every code a server sends, in declaration order (for documentation and tests).
+    pub const ALL: [ApiErrorCode; 25] = [
+        ApiErrorCode::NotFound,
+        ApiErrorCode::MethodNotAllowed,
+        ApiErrorCode::BodyTooLarge,
+        ApiErrorCode::BadBody,
+        ApiErrorCode::BodyTimeout,
+        ApiErrorCode::BadJson,
+        ApiErrorCode::UnsupportedMediaType,
+        ApiErrorCode::BadOrigin,
+        ApiErrorCode::BadHost,
+        ApiErrorCode::InvalidUsername,
+        ApiErrorCode::InvalidPassword,
+        ApiErrorCode::UsernameTaken,
+        ApiErrorCode::BadCredentials,
+        ApiErrorCode::WrongPassword,
+        ApiErrorCode::TooManyAttempts,
+        ApiErrorCode::TooManyRegistrations,
+        ApiErrorCode::NotSignedIn,
+        ApiErrorCode::UnknownUser,
+        ApiErrorCode::UnknownGame,
+        ApiErrorCode::BadGame,
+        ApiErrorCode::WebsocketRequired,
+        ApiErrorCode::WebsocketVersion,
+        ApiErrorCode::TooManyConnections,
+        ApiErrorCode::StorageUnavailable,
+        ApiErrorCode::Internal,
+    ];
+}
+
+impl core::fmt::Display for ApiErrorCode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The body of every HTTP error. Clients branch on `code`; `message` is English for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiErrorBody {
+    pub code: ApiErrorCode,
+    pub message: String,
+}
+
+/// `POST /api/register` and `POST /api/login`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Credentials {
+    pub username: String,
+    pub password: String,
+}
+
+/// `POST /api/me/password`: the current password and the new one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangePassword {
+    pub old_password: String,
+    pub new_password: String,
+}
+
+/// `POST /api/me/delete`: the account's password, to confirm.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeleteAccount {
+    pub password: String,
+}
+
+/// The signed-in account: the answer of register, login, `/api/me` and a password change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Account {
+    pub id: UserId,
+    /// As typed at registration.
+    pub username: String,
+}
+
+/// The answer of logout and account deletion: `{"signed_in": false}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedOut {
+    pub signed_in: bool,
+}
+
+/// Whether the server can do everything it should.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HealthStatus {
+    Ok,
+    /// Serving, but something is wrong (`reason` says what), e.g. the card cannot be written.
+    Degraded,
+}
+
+/// The data card's state, worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StorageState {
+    /// Writes fail: full, I/O errors, read-only. Play goes on in memory; results wait.
+    Failing,
+    /// Writes work, but little space is left.
+    NearlyFull,
+    Ok,
+}
+
+/// The data card, as `/api/health` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StorageHealth {
+    pub state: StorageState,
+    /// Why it is not `ok`, for people.
+    pub reason: Option<String>,
+    /// The failure is a full card.
+    pub full: bool,
+    pub free_bytes: Option<u64>,
+    pub total_bytes: Option<u64>,
+}
+
+/// `GET /api/health`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    pub status: HealthStatus,
+    /// Why the status is `degraded` (`null` when it is `ok`); `storage` has the details.
+    pub reason: Option<String>,
+    pub storage: StorageHealth,
+    /// The server's version (Cargo package version).
+    pub version: String,
+    pub uptime_s: u64,
+    /// Open rooms: `rooms_waiting + rooms_playing`.
+    pub rooms: usize,
+    pub rooms_waiting: usize,
+    pub rooms_playing: usize,
+    /// Open WebSocket connections.
+    pub connections: usize,
+    pub players_online: usize,
+    /// Open TCP connections (HTTP and WebSocket).
+    pub http_connections: usize,
+    /// Whether the UI was embedded at build time.
+    pub ui_built: bool,
+}
+
+/// How a Wi-Fi network is secured, as a `WIFI:` QR code names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WifiSecurity {
+    #[serde(rename = "WPA")]
+    Wpa,
+    #[serde(rename = "nopass")]
+    Nopass,
+}
+
+/// The kiosk's Wi-Fi network, for a `WIFI:` QR code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wifi {
+    pub ssid: String,
+    pub security: WifiSecurity,
+    #[serde(default)]
+    pub password: Option<String>,
+}
+
+/// `GET /api/config`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerConfig {
+    /// Seconds without a game after which the kiosk returns home (U7).
+    pub kiosk_idle_s: u64,
+    /// The address phones should open; `null` while the server does not know it yet (the
+    /// kiosk then shows no QR code).
+    #[serde(default)]
+    pub public_url: Option<String>,
+    /// The kiosk's `.local` name, shown in words.
+    #[serde(default)]
+    pub local_url: Option<String>,
+    /// The Wi-Fi network phones should join, when configured.
+    #[serde(default)]
+    pub wifi: Option<Wifi>,
+    pub version: String,
+    /// [`crate::PROTOCOL_VERSION`].
+    pub protocol_version: u32,
+}
+
+/// One ladder of a player (E5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LadderView {
+    pub rating: i32,
+    pub points: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// `wins + draws + losses`.
+    pub games: u32,
+}
+
+/// One value per game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerGame<T> {
+    pub xo: T,
+    pub infinite: T,
+}
+
+impl<T> PerGame<T> {
+    /// The value for `game`.
+    pub fn get(&self, game: Game) -> &T {
+        match game {
+            Game::Xo => &self.xo,
+            Game::Infinite => &self.infinite,
+        }
+    }
+}
+
+/// A rating change as served, with the change precomputed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingUpdateView {
+    pub user: UserId,
+    pub mark: Mark,
+    pub before: i32,
+    pub after: i32,
+    /// `after - before`.
+    pub change: i32,
+}
+
+impl From<&RatingUpdate> for RatingUpdateView {
+    fn from(u: &RatingUpdate) -> Self {
+        RatingUpdateView {
+            user: u.user,
+            mark: u.mark,
+            before: u.before,
+            after: u.after,
+            change: u.change(),
+        }
+    }
+}
+
+/// Who won, in lower case as the API writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Winner {
+    X,
+    O,
+}
+
+impl From<Mark> for Winner {
+    fn from(m: Mark) -> Self {
+        match m {
+            Mark::X => Winner::X,
+            Mark::O => Winner::O,
+        }
+    }
+}
+
+/// `GET /api/games/{id}` and a profile's recent games: the [`FinishedGame`] fields plus the
+/// winner and the rating updates it caused (empty for unrated games).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameView {
+    #[serde(flatten)]
+    pub game: FinishedGame,
+    /// `null` for a draw.
+    pub winner: Option<Winner>,
+    #[serde(default)]
+    pub rating_updates: Vec<RatingUpdateView>,
+}
+
+impl GameView {
+    /// A stored game and its rating updates (X then O) as served.
+    pub fn new(game: FinishedGame, updates: &[RatingUpdate]) -> GameView {
+        GameView {
+            winner: game.end.winner().map(Winner::from),
+            rating_updates: updates.iter().map(RatingUpdateView::from).collect(),
+            game,
+        }
+    }
+}
+
+/// `GET /api/users/{name}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    pub id: UserId,
+    pub username: String,
+    /// Milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    pub ratings: PerGame<i32>,
+    /// Both ladders' points together.
+    pub points: u32,
+    pub ladders: PerGame<LadderView>,
+    /// The latest 20 finished games, newest first.
+    pub recent_games: Vec<GameView>,
+}
+
+/// One row of a leaderboard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderRow {
+    /// From 1.
+    pub rank: u32,
+    pub id: UserId,
+    pub username: String,
+    pub rating: i32,
+    pub points: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub games: u32,
+}
+
+/// `GET /api/leaderboard?game=xo|infinite`: the best 100 players of that ladder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leaderboard {
+    pub game: Game,
+    pub players: Vec<LeaderRow>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_codes_round_trip_and_unknown_ones_read_as_other() {
+        for code in ApiErrorCode::ALL {
+            let json = serde_json::to_string(&code).expect("serialises");
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+            let back: ApiErrorCode = serde_json::from_str(&json).expect("parses");
+            assert_eq!(back, code);
+            assert!((400..600).contains(&code.status()), "{code}");
+        }
+        let body: ApiErrorBody =
+            serde_json::from_str(r#"{"code":"from_the_future","message":"?"}"#).expect("parses");
+        assert_eq!(body.code, ApiErrorCode::Other);
+    }
+
+    #[test]
+    fn a_served_game_with_its_updates_decodes() {
+        let json = r#"{"id":"r1","game":"xo","rated":true,
+            "x":{"user":{"id":1,"name":"sara"}},"o":{"user":{"id":2,"name":"omar"}},
+            "moves":[4,0,1,2,7],"end":{"line":{"winner":"X","line":[1,4,7]}},
+            "started_at_ms":1,"ended_at_ms":2,"winner":"x",
+            "rating_updates":[{"user":1,"mark":"X","before":1200,"after":1216,"change":16}]}"#;
+        let game: GameView = serde_json::from_str(json).expect("decodes");
+        assert_eq!(game.game.moves, vec![4, 0, 1, 2, 7]);
+        assert_eq!(game.winner, Some(Winner::X));
+        assert_eq!(game.rating_updates[0].change, 16);
+        let again: GameView =
+            serde_json::from_str(&serde_json::to_string(&game).expect("serialises"))
+                .expect("decodes");
+        assert_eq!(again, game);
+    }
+
+    #[test]
+    fn config_without_a_public_address_decodes() {
+        let c: ServerConfig =
+            serde_json::from_str(r#"{"kiosk_idle_s":120,"version":"0.1.0","protocol_version":1}"#)
+                .expect("decodes");
+        assert_eq!(c.kiosk_idle_s, 120);
+        assert_eq!(c.public_url, None);
+        let wifi: Wifi = serde_json::from_str(r#"{"ssid":"cafe","security":"WPA","password":"x"}"#)
+            .expect("decodes");
+        assert_eq!(wifi.security, WifiSecurity::Wpa);
+    }
+}

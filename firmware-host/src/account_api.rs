@@ -1,0 +1,305 @@
+//! The account endpoints (A1, A2): register, sign in, sign out, who am I.
+//!
+//! Sign-in and registration attempts go through [`crate::throttle`] before any password is
+//! hashed; a successful sign-in or registration also sets the device cookie
+//! ([`accounts::DEVICE_COOKIE`]) that exempts that browser from its username's lock-out.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, SET_COOKIE};
+use hyper::{Request, Response, StatusCode};
+use protocol::http::{Account, ChangePassword, Credentials, SignedOut};
+use protocol::rules;
+
+use crate::accounts;
+use crate::http::{ApiError, ApiResult, Body, blocking, json, read_json};
+use crate::server::App;
+use crate::store::RegisterError;
+use crate::throttle::{Admission, ThrottleKey};
+
+fn with_cookie(mut response: Response<Body>, cookie: &str) -> Response<Body> {
+    match HeaderValue::from_str(cookie) {
+        Ok(value) => {
+            response.headers_mut().append(SET_COOKIE, value);
+        }
+        Err(e) => tracing::error!(error = %e, "a cookie is not a valid header"),
+    }
+    response
+}
+
+/// Admits an attempt against `keys`, or the refusal the client gets.
+fn admit<'a>(
+    app: &'a App,
+    keys: &[ThrottleKey],
+    peer: SocketAddr,
+) -> Result<Admission<'a>, ApiError> {
+    app.throttle.admit(keys, Instant::now()).map_err(|refused| {
+        let retry_after_s = refused.retry_after.as_secs().max(1);
+        // The key is named by its kind only: a username is not written to the log (11.8).
+        let by = match refused.key {
+            ThrottleKey::Address(_) => "address",
+            ThrottleKey::Username(_) => "username",
+            ThrottleKey::Device(_) => "device",
+            ThrottleKey::Registration(_) => "registrations",
+        };
+        tracing::debug!(%peer, by, retry_after_s, "attempt refused by the throttle");
+        match refused.key {
+            ThrottleKey::Registration(_) => ApiError::TooManyRegistrations { retry_after_s },
+            _ => ApiError::TooManyAttempts { retry_after_s },
+        }
+    })
+}
+
+/// Hashes or verifies with at most [`crate::server`]'s permit count at once.
+async fn with_hash_permit<T: Send + 'static>(
+    app: &Arc<App>,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = app
+        .hash_permits
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal("hash semaphore closed", e))?;
+    blocking(f).await
+}
+
+fn lifetime_ms() -> u64 {
+    u64::try_from(accounts::SESSION_LIFETIME.as_millis()).expect("30 days fit in u64 ms")
+}
+
+pub(crate) async fn register(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let creds: Credentials = read_json(req, app.config.handshake_timeout).await?;
+    // Cheap to answer and reveals nothing: not counted.
+    rules::check_username(&creds.username)?;
+    rules::check_password(&creds.password)?;
+    // Registrations first, so a burst of them is told exactly why it is refused.
+    let registration = admit(app, &[ThrottleKey::Registration(peer.ip())], peer)?;
+    let attempt = admit(app, &[ThrottleKey::Address(peer.ip())], peer)?;
+    // A taken name is a failed attempt (it probes which names exist) but no registration.
+    let name_taken = |registration: Admission<'_>| {
+        registration.release();
+        ApiError::UsernameTaken
+    };
+    // Refuse a taken name before paying for a hash; the store checks again atomically.
+    let store = app.store.clone();
+    let name = creds.username.clone();
+    if blocking(move || store.user_by_name_blocking(&name))
+        .await??
+        .is_some()
+    {
+        return Err(name_taken(registration));
+    }
+    let password = creds.password;
+    let hash = with_hash_permit(app, move || accounts::hash_password_blocking(&password))
+        .await?
+        .map_err(|e| ApiError::internal("hashing a password", e))?;
+    let (token, token_hash) = accounts::new_session_token();
+    let store = app.store.clone();
+    let name = creds.username.clone();
+    let now = accounts::now_ms();
+    let expires = now + lifetime_ms();
+    let phc = hash.clone();
+    let id = match blocking(move || store.register_blocking(&name, &phc, token_hash, now, expires))
+        .await?
+    {
+        Ok(id) => id,
+        Err(RegisterError::NameTaken) => return Err(name_taken(registration)),
+        Err(RegisterError::Store(e)) => {
+            registration.release();
+            attempt.release();
+            return Err(e.into());
+        }
+    };
+    attempt.release();
+    drop(registration);
+    tracing::info!(%peer, user = id, username = creds.username, "registered");
+    let response = with_cookie(
+        json(
+            StatusCode::CREATED,
+            &Account {
+                id,
+                username: creds.username,
+            },
+        ),
+        &accounts::session_cookie(&token),
+    );
+    Ok(with_cookie(
+        response,
+        &accounts::device_cookie(&accounts::new_device_token(&hash, id)),
+    ))
+}
+
+pub(crate) async fn login(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
+    let device = accounts::cookie(req.headers(), accounts::DEVICE_COOKIE).map(str::to_owned);
+    let creds: Credentials = read_json(req, app.config.handshake_timeout).await?;
+    let name_hash = accounts::username_hash(&creds.username);
+    let store = app.store.clone();
+    let name = creds.username.clone();
+    let user = blocking(move || store.user_by_name_blocking(&name)).await??;
+    let (user, phc) = match user {
+        Some((id, record)) => (Some((id, record.name)), Some(record.password_hash)),
+        None => (None, None),
+    };
+    // OWASP device cookie: a browser this account signed in from before is exempt from the
+    // username's lock-out (which strangers can trigger) and counted by its own token instead.
+    let trusted_device = match (&device, &user, &phc) {
+        (Some(token), Some((id, _)), Some(phc)) if accounts::device_trusted(token, phc, *id) => {
+            accounts::device_nonce(token)
+        }
+        _ => None,
+    };
+    let name_key = ThrottleKey::Username(creds.username.to_lowercase());
+    let second_key = match trusted_device {
+        Some(nonce) => ThrottleKey::Device(nonce.to_owned()),
+        None => name_key.clone(),
+    };
+    let attempt = admit(app, &[ThrottleKey::Address(peer.ip()), second_key], peer)?;
+    let password = creds.password;
+    // Overlong passwords cannot match (A1) and would only cost hashing time.
+    let plausible = rules::check_password(&password).is_ok();
+    let stored = phc.clone();
+    let matches = plausible
+        && with_hash_permit(app, move || {
+            // An unknown name is checked against a dummy hash (computed here, off the async
+            // threads, the first time) so it costs as long as a wrong password.
+            match &stored {
+                Some(stored) => accounts::verify_password_blocking(&password, stored),
+                None => accounts::verify_password_blocking(&password, accounts::dummy_hash()),
+            }
+        })
+        .await?;
+    let (Some((id, username)), Some(phc)) = (user.filter(|_| matches), phc) else {
+        // The attempt stays counted. The typed name is not logged: it is sometimes a password
+        // typed into the wrong field (11.8).
+        drop(attempt);
+        tracing::info!(%peer, username_hash = name_hash, trusted_device = trusted_device.is_some(), "sign-in failed");
+        return Err(ApiError::BadCredentials);
+    };
+    attempt.release();
+    app.throttle.clear(&name_key);
+    let (token, token_hash) = accounts::new_session_token();
+    let store = app.store.clone();
+    let now = accounts::now_ms();
+    let expires = now + lifetime_ms();
+    blocking(move || store.create_session_blocking(token_hash, id, now, expires)).await??;
+    tracing::info!(%peer, user = id, username, "signed in");
+    let response = with_cookie(
+        json(StatusCode::OK, &Account { id, username }),
+        &accounts::session_cookie(&token),
+    );
+    Ok(with_cookie(
+        response,
+        &accounts::device_cookie(&accounts::new_device_token(&phc, id)),
+    ))
+}
+
+pub(crate) async fn logout(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
+    if let Some(hash) =
+        accounts::cookie(req.headers(), accounts::SESSION_COOKIE).and_then(accounts::token_hash)
+    {
+        let store = app.store.clone();
+        blocking(move || store.delete_session_blocking(hash)).await??;
+        // The session's WebSockets stop acting as the player; they reconnect as guests.
+        app.hub.end_session(&accounts::session_id(&hash));
+    }
+    Ok(with_cookie(
+        json(StatusCode::OK, &SignedOut { signed_in: false }),
+        &accounts::clear_session_cookie(),
+    ))
+}
+
+pub(crate) async fn me(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
+    let store = app.store.clone();
+    let headers = req.headers().clone();
+    let identity =
+        blocking(move || accounts::identity_from_headers_blocking(&store, &headers)).await??;
+    match identity.account {
+        Some(account) => Ok(json(
+            StatusCode::OK,
+            &Account {
+                id: account.id,
+                username: account.name,
+            },
+        )),
+        None => Err(ApiError::NotSignedIn),
+    }
+}
+
+/// `POST /api/me/password`: the current password is required (a wrong one counts as a failed
+/// sign-in attempt); the new one follows A1. Every other session of the account ends, its
+/// WebSockets included; this browser stays signed in and gets a new device cookie (the old
+/// ones were bound to the old password).
+pub(crate) async fn change_password(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let Some(token_hash) =
+        accounts::cookie(req.headers(), accounts::SESSION_COOKIE).and_then(accounts::token_hash)
+    else {
+        return Err(ApiError::NotSignedIn);
+    };
+    let body: ChangePassword = read_json(req, app.config.handshake_timeout).await?;
+    let store = app.store.clone();
+    let found = blocking(move || -> Result<_, rooms::StoreError> {
+        let Some(account) = store.session_account_blocking(&token_hash, accounts::now_ms())? else {
+            return Ok(None);
+        };
+        Ok(store
+            .user_blocking(account.id)?
+            .map(|record| (account, record.password_hash)))
+    })
+    .await??;
+    let Some((account, phc)) = found else {
+        return Err(ApiError::NotSignedIn);
+    };
+    rules::check_password(&body.new_password)?;
+    let attempt = admit(
+        app,
+        &[
+            ThrottleKey::Address(peer.ip()),
+            ThrottleKey::Username(account.name.to_lowercase()),
+        ],
+        peer,
+    )?;
+    let old = body.old_password;
+    let stored = phc.clone();
+    let matches = rules::check_password(&old).is_ok()
+        && with_hash_permit(app, move || {
+            accounts::verify_password_blocking(&old, &stored)
+        })
+        .await?;
+    if !matches {
+        drop(attempt);
+        tracing::info!(%peer, user = account.id, "password change refused: wrong current password");
+        return Err(ApiError::WrongPassword);
+    }
+    attempt.release();
+    let new = body.new_password;
+    let hash = with_hash_permit(app, move || accounts::hash_password_blocking(&new))
+        .await?
+        .map_err(|e| ApiError::internal("hashing a password", e))?;
+    let store = app.store.clone();
+    let (id, new_hash) = (account.id, hash.clone());
+    blocking(move || store.change_password_blocking(id, new_hash, token_hash)).await??;
+    app.hub
+        .end_user_sessions(account.id, Some(&accounts::session_id(&token_hash)));
+    tracing::info!(%peer, user = account.id, "password changed; other sessions ended");
+    Ok(with_cookie(
+        json(
+            StatusCode::OK,
+            &Account {
+                id: account.id,
+                username: account.name,
+            },
+        ),
+        &accounts::device_cookie(&accounts::new_device_token(&hash, account.id)),
+    ))
+}
