@@ -107,6 +107,26 @@ async fn mv(c: &mut Client, cell: u8) -> Option<RequestId> {
     send(c, ClientMsg::Move { id: None, cell }).await
 }
 
+/// A rated room of `game` hosted by `host`, `guest` seated and ready, started: its id and the
+/// host's snapshot of the start.
+async fn rated_game(host: &mut Client, guest: &mut Client, game: Game) -> (String, RoomView) {
+    let room = create(host, game, online(JoiningRequest::Open)).await.id;
+    let id = join(guest, &room, None).await;
+    snapshot(guest, id, "guest seated").await;
+    let id = send(
+        guest,
+        ClientMsg::Ready {
+            id: None,
+            ready: true,
+        },
+    )
+    .await;
+    snapshot(guest, id, "guest ready").await;
+    let id = send(host, ClientMsg::Start { id: None }).await;
+    let started = snapshot(host, id, "started").await;
+    (room, started)
+}
+
 /// The lobby list as this connection is shown it.
 async fn lobby_rows(c: &mut Client) -> Vec<protocol::RoomSummary> {
     let id = send(c, ClientMsg::WatchLobby { id: None }).await;
@@ -138,22 +158,7 @@ async fn refused_join_keeps_current_room() {
     let mut kiosk = connect(&s, None).await;
 
     // Alice and Bob play a rated game in room A.
-    let a = create(&mut alice, Game::Xo, online(JoiningRequest::Open))
-        .await
-        .id;
-    let id = join(&mut bob, &a, None).await;
-    snapshot(&mut bob, id, "bob seated").await;
-    let id = send(
-        &mut bob,
-        ClientMsg::Ready {
-            id: None,
-            ready: true,
-        },
-    )
-    .await;
-    snapshot(&mut bob, id, "bob ready").await;
-    let id = send(&mut alice, ClientMsg::Start { id: None }).await;
-    let started = snapshot(&mut alice, id, "started").await;
+    let (_, started) = rated_game(&mut alice, &mut bob, Game::Xo).await;
     let alice_is_x = started.seats[0].mark == Some(Mark::X);
     let (x, o) = if alice_is_x {
         (&mut alice, &mut bob)
@@ -485,22 +490,7 @@ async fn accepted_rematch_swaps_colours_in_a_new_rated_room_and_spectators_follo
     let s = TestServer::start().await;
     let [mut alice, mut bob] = players(&s, ["alice", "bob"]).await;
     let mut spectator = connect(&s, None).await;
-    let a = create(&mut alice, Game::Infinite, online(JoiningRequest::Open))
-        .await
-        .id;
-    let id = join(&mut bob, &a, None).await;
-    snapshot(&mut bob, id, "bob seated").await;
-    let id = send(
-        &mut bob,
-        ClientMsg::Ready {
-            id: None,
-            ready: true,
-        },
-    )
-    .await;
-    snapshot(&mut bob, id, "bob ready").await;
-    let id = send(&mut alice, ClientMsg::Start { id: None }).await;
-    let started = snapshot(&mut alice, id, "started").await;
+    let (a, started) = rated_game(&mut alice, &mut bob, Game::Infinite).await;
     let id = send(
         &mut spectator,
         ClientMsg::Open {
