@@ -114,7 +114,7 @@ pub fn hash_password_blocking(password: &str) -> Result<String, StoreError> {
     hasher()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| StoreError(format!("hashing a password: {e}")))
+        .map_err(|e| StoreError::Internal(format!("hashing a password: {e}")))
 }
 
 /// Whether `password` matches the PHC string. Slow by design: call on `spawn_blocking`.

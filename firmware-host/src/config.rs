@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
+use crate::public_url::GuestWifi;
+
 /// XO Kiosk server: serves the UI, the HTTP API and the WebSocket (`/ws`) on one port, and
 /// keeps accounts, ratings and games in one redb file in the data directory.
 ///
@@ -71,10 +73,27 @@ pub struct Cli {
     pub handshake_timeout: u64,
 
     /// The address phones should open, shown on the status display and by the kiosk's QR
-    /// code (GET /api/config). Default: `http://HOSTNAME.local:PORT` when listening on all
-    /// interfaces, else `http://ADDR:PORT`.
+    /// code (GET /api/config). Default: when listening on all interfaces, the device's
+    /// current LAN IP address (`http://192.168.1.20:PORT`, read again every 5 s; the
+    /// `HOSTNAME.local` name is served beside it), else `http://ADDR:PORT`.
     #[arg(long, env = "XO_PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<String>,
+
+    /// A Wi-Fi network for guests (1 to 32 bytes), shown by the kiosk as a `WIFI:` QR code
+    /// beside the game's so a phone joins the network, then the game (GET /api/config).
+    #[arg(long, env = "XO_GUEST_WIFI_SSID", value_name = "NAME", value_parser = guest_wifi_ssid)]
+    pub guest_wifi_ssid: Option<String>,
+
+    /// The guest network's WPA password (8 to 63 bytes); without it the network is open.
+    #[arg(
+        long,
+        env = "XO_GUEST_WIFI_PASSWORD",
+        value_name = "PASSWORD",
+        requires = "guest_wifi_ssid",
+        hide_env_values = true,
+        value_parser = guest_wifi_password
+    )]
+    pub guest_wifi_password: Option<String>,
 
     /// Optional status display (P5): `png:DIR` (writes DIR/status.png, for desktops),
     /// `ssd1306:/dev/i2c-1[:0x3c]` (OLED over I2C) or `fb:/dev/fb1` (Linux framebuffer).
@@ -103,6 +122,8 @@ pub struct Config {
     /// A `status_display::Backend` spec, or `None` for no display.
     pub display: Option<String>,
     pub port_file: Option<PathBuf>,
+    /// See [`Cli::guest_wifi_ssid`].
+    pub guest_wifi: Option<GuestWifi>,
 }
 
 impl Config {
@@ -117,6 +138,7 @@ impl Config {
             public_url: None,
             display: None,
             port_file: None,
+            guest_wifi: None,
         }
     }
 }
@@ -132,29 +154,21 @@ impl From<&Cli> for Config {
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),
             port_file: cli.port_file.clone(),
+            guest_wifi: cli
+                .guest_wifi_ssid
+                .as_ref()
+                .map(|ssid| GuestWifi::from_checked(ssid.clone(), cli.guest_wifi_password.clone())),
         }
     }
 }
 
-/// The address phones should open when none is configured: `http://HOSTNAME.local:PORT` for
-/// a server listening on every interface (the Pi image answers to its `.local` name, P4),
-/// else the bound address itself. Port 80 is left out.
-pub fn default_public_url(bound: SocketAddr, hostname: Option<&str>) -> String {
-    let port = if bound.port() == 80 {
-        String::new()
-    } else {
-        format!(":{}", bound.port())
-    };
-    match (bound.ip().is_unspecified(), hostname) {
-        (true, Some(name)) if !name.is_empty() => {
-            let name = name.strip_suffix(".local").unwrap_or(name);
-            format!("http://{name}.local{port}")
-        }
-        _ => match bound {
-            SocketAddr::V4(v4) => format!("http://{}{port}", v4.ip()),
-            SocketAddr::V6(v6) => format!("http://[{}]{port}", v6.ip()),
-        },
-    }
+fn guest_wifi_ssid(ssid: &str) -> Result<String, String> {
+    GuestWifi::new(ssid, None).map(|w| w.ssid)
+}
+
+fn guest_wifi_password(password: &str) -> Result<String, String> {
+    // Any valid name: only the password is checked here.
+    GuestWifi::new("x", Some(password)).map(|_| password.to_owned())
 }
 
 /// This machine's host name, from the kernel (Linux) or `HOSTNAME`.
@@ -164,23 +178,4 @@ pub fn hostname() -> Option<String> {
         .or_else(|| std::env::var("HOSTNAME").ok())
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn default_public_url_prefers_the_local_name_on_all_interfaces() {
-        let any: SocketAddr = "0.0.0.0:8080".parse().expect("addr");
-        assert_eq!(default_public_url(any, Some("xo")), "http://xo.local:8080");
-        assert_eq!(
-            default_public_url(any, Some("xo.local")),
-            "http://xo.local:8080"
-        );
-        let lo: SocketAddr = "127.0.0.1:80".parse().expect("addr");
-        assert_eq!(default_public_url(lo, Some("xo")), "http://127.0.0.1");
-        let v6: SocketAddr = "[::1]:9000".parse().expect("addr");
-        assert_eq!(default_public_url(v6, None), "http://[::1]:9000");
-    }
 }

@@ -7,7 +7,9 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use status_display::{Backend, Display, Status};
+use status_display::{Backend, Display, Status, StorageWarning};
+
+use crate::store::{StorageHealth, StorageState};
 
 use crate::server::App;
 
@@ -50,11 +52,22 @@ pub fn current_status(app: &App) -> Status {
     let stats = app.hub.stats();
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Status {
-        address: app.public_url.clone(),
+        address: app.public_url.current().public_url,
         players_online: count(stats.players_online),
         rooms_waiting: count(stats.rooms_waiting),
         rooms_playing: count(stats.rooms_playing),
         uptime_s: app.started.elapsed().as_secs(),
+        storage: storage_warning(&app.store.health()),
+    }
+}
+
+/// What the screen says about the card (the same state as `/api/health`).
+fn storage_warning(health: &StorageHealth) -> Option<StorageWarning> {
+    match health.state {
+        StorageState::Ok => None,
+        StorageState::NearlyFull => Some(StorageWarning::NearlyFull),
+        StorageState::Failing if health.full => Some(StorageWarning::Full),
+        StorageState::Failing => Some(StorageWarning::Failing),
     }
 }
 

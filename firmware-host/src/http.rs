@@ -7,8 +7,8 @@
 //!
 //! | route | answer |
 //! | --- | --- |
-//! | `GET /api/health` | `{status, version, uptime_s, rooms, rooms_waiting, rooms_playing, connections (WebSockets), players_online, http_connections, ui_built}` |
-//! | `GET /api/config` | `{kiosk_idle_s, public_url, version, protocol_version}` |
+//! | `GET /api/health` | `{status ("ok" or "degraded"), reason, storage: {state ("ok", "nearly_full", "failing"), reason, full, free_bytes, total_bytes}, version, uptime_s, rooms, rooms_waiting, rooms_playing, connections (WebSockets), players_online, http_connections, ui_built}` |
+//! | `GET /api/config` | `{kiosk_idle_s, public_url, local_url, wifi, version, protocol_version}` (see [`crate::public_url`]) |
 //! | `POST /api/register` `{username, password}` | 201 `{id, username}` + `xo_session` cookie; 400 `invalid_username` / `invalid_password`, 409 `username_taken` |
 //! | `POST /api/login` `{username, password}` | 200 `{id, username}` + cookie; 401 `bad_credentials`; 429 `too_many_attempts` with `Retry-After` |
 //! | `POST /api/logout` | 200 `{signed_in: false}`, session deleted, cookie cleared |
@@ -133,6 +133,16 @@ impl ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
+        if e.is_unavailable() {
+            tracing::warn!(error = %e, "request refused: storage unavailable");
+            let mut refused = ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "storage_unavailable",
+                "the kiosk cannot save data right now; try again in a minute",
+            );
+            refused.retry_after_s = Some(5);
+            return refused;
+        }
         ApiError::internal("store failure", e)
     }
 }
@@ -351,10 +361,14 @@ async fn read_json<T: serde::de::DeserializeOwned>(req: Request<Incoming>) -> Re
 
 async fn health(app: &Arc<App>) -> ApiResult {
     let stats = app.hub.stats();
+    let storage = app.store.health();
     Ok(json(
         StatusCode::OK,
         &serde_json::json!({
-            "status": "ok",
+            "status": if storage.degraded() { "degraded" } else { "ok" },
+            // Why it is degraded, for people; `storage` has the details.
+            "reason": storage.reason,
+            "storage": storage,
             "version": env!("CARGO_PKG_VERSION"),
             "uptime_s": app.started.elapsed().as_secs(),
             "rooms": stats.rooms_waiting + stats.rooms_playing,
@@ -370,11 +384,14 @@ async fn health(app: &Arc<App>) -> ApiResult {
 }
 
 fn config(app: &Arc<App>) -> Response<Body> {
+    let addresses = app.public_url.current();
     json(
         StatusCode::OK,
         &serde_json::json!({
             "kiosk_idle_s": app.config.kiosk_idle_s,
-            "public_url": app.public_url,
+            "public_url": addresses.public_url,
+            "local_url": addresses.local_url,
+            "wifi": app.config.guest_wifi,
             "version": env!("CARGO_PKG_VERSION"),
             "protocol_version": protocol::PROTOCOL_VERSION,
         }),

@@ -13,6 +13,7 @@
 //! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
 //! - [`assets`]: the UI files embedded at build time.
 //! - [`display`]: the optional status display thread (P5).
+//! - [`public_url`]: the address phones should open (the LAN IP address by default).
 //! - [`shutdown`]: waiting for SIGINT or SIGTERM.
 //!
 //! # Example
@@ -34,6 +35,7 @@ pub mod assets;
 pub mod config;
 pub mod display;
 pub mod http;
+pub mod public_url;
 pub mod server;
 pub mod shutdown;
 pub mod store;

@@ -21,6 +21,7 @@ use crate::accounts::Throttle;
 use crate::config::Config;
 use crate::display::DisplayTask;
 use crate::http;
+use crate::public_url::PublicUrl;
 use crate::store::Store;
 use rooms::{Hub, HubConfig, Persistence};
 
@@ -49,7 +50,7 @@ pub struct App {
     /// Rooms, the lobby and WebSocket sessions.
     pub hub: Hub,
     /// The address phones should open (configured, or derived from the bound address).
-    pub public_url: String,
+    pub public_url: PublicUrl,
     /// Open WebSocket connections per client address.
     pub ws_per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
     /// Connections per client address still waiting for their first request bytes.
@@ -112,10 +113,8 @@ impl Server {
             std::fs::write(port_file, format!("{}\n", addr.port()))
                 .with_context(|| format!("cannot write {}", port_file.display()))?;
         }
-        let public_url = config.public_url.clone().unwrap_or_else(|| {
-            crate::config::default_public_url(addr, crate::config::hostname().as_deref())
-        });
-        tracing::info!(%addr, public_url, ui_built = crate::assets::ui_built(), "listening on http://{addr}");
+        let public_url = PublicUrl::new(config.public_url.clone(), addr);
+        tracing::info!(%addr, public_url = public_url.current().public_url, ui_built = crate::assets::ui_built(), "listening on http://{addr}");
 
         let app = Arc::new(App {
             store,

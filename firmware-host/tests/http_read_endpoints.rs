@@ -5,7 +5,6 @@ mod support;
 
 use engine::{Game, Mark};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef};
-use rooms::Persistence;
 use support::TestServer;
 
 async fn commit(s: &TestServer, game: FinishedGame) {

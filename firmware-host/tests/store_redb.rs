@@ -478,7 +478,14 @@ fn a_newer_schema_version_is_refused() {
         txn.commit().expect("commit");
     }
     let error = Store::open_blocking(dir.path()).expect_err("refused");
-    assert!(error.0.contains("schema version"), "{error}");
+    assert_eq!(
+        error,
+        rooms::StoreError::NewerSchema {
+            found: SCHEMA_VERSION + 1,
+            supported: SCHEMA_VERSION
+        },
+        "{error}"
+    );
 }
 
 #[test]

@@ -336,11 +336,11 @@ async fn seat_moved_reaches_the_player_it_concerns() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn xo_snapshot_lists_marks_in_play_order() {
     let s = TestServer::start().await;
-    let mut kiosk = connect(&s, None).await;
+    let [mut kiosk] = players(&s, ["sara"]).await;
     let local = OpponentRequest::Local {
         names: ["Sara".into(), "Omar".into()],
     };
-    let room = create(&mut kiosk, Game::Xo, local).await.id;
+    create(&mut kiosk, Game::Xo, local).await;
     // X takes the right column bottom up: 8, 5, 2; O plays 0 and 1.
     let mut last = None;
     for cell in [8, 0, 5, 1, 2] {
@@ -350,24 +350,36 @@ async fn xo_snapshot_lists_marks_in_play_order() {
     let played = last.expect("five moves");
     assert_eq!(played.x, vec![8, 5, 2], "X's marks oldest first");
     assert_eq!(played.o, vec![0, 1]);
-    // The winning move's snapshot carries the stored result (P3: stored, then announced).
-    let finished = if played.result.is_some() {
-        played
-    } else {
-        until(&mut kiosk, "the result", |m| match m {
-            ServerMsg::Room { room: r, .. } if r.result.is_some() => Some((**r).clone()),
-            _ => None,
-        })
-        .await
+    assert_eq!(
+        played.phase,
+        Phase::Finished,
+        "X completed the right column"
+    );
+
+    // The stored game agrees: a signed-in player's bot game (games with no registered player
+    // are not stored, issue 10.3). X opens in the corner, then takes the lowest free cell.
+    let bot = OpponentRequest::Bot {
+        difficulty: Some(0),
+        side: Some(Mark::X),
     };
-    assert_eq!(finished.phase, Phase::Finished);
-    assert_eq!(finished.x, vec![8, 5, 2]);
-    let stored = s.get(&format!("/api/games/{room}"), None).await;
+    let game = create(&mut kiosk, Game::Xo, bot).await.id;
+    let id = mv(&mut kiosk, 8).await;
+    let view = snapshot(&mut kiosk, id, "x opens").await;
+    let free = (0..9)
+        .find(|c| !view.x.contains(c) && !view.o.contains(c))
+        .expect("a free cell");
+    let id = mv(&mut kiosk, free).await;
+    let view = snapshot(&mut kiosk, id, "x again").await;
+    assert_eq!(view.x, vec![8, free], "oldest first, not sorted");
+    let id = send(&mut kiosk, ClientMsg::Resign { id: None }).await;
+    snapshot(&mut kiosk, id, "resigned").await;
+    let stored = s.get(&format!("/api/games/{game}"), None).await;
     assert_eq!(stored.status, 200, "{}", stored.text());
     let moves: Vec<u8> = serde_json::from_value(stored.json()["moves"].clone()).expect("moves");
-    assert_eq!(moves, vec![8, 0, 5, 1, 2]);
     let x_from_moves: Vec<u8> = moves.iter().step_by(2).copied().collect();
-    assert_eq!(finished.x, x_from_moves, "snapshot and stored game agree");
+    let o_from_moves: Vec<u8> = moves.iter().skip(1).step_by(2).copied().collect();
+    assert_eq!(view.x, x_from_moves, "snapshot and stored game agree");
+    assert_eq!(view.o, o_from_moves);
 }
 
 /// Issue 11.6, M3.5: a kick banned only the account, so the kicked person could watch again

@@ -29,6 +29,7 @@
 //!     rooms_waiting: 3,
 //!     rooms_playing: 5,
 //!     uptime_s: 3 * 86_400 + 4 * 3600 + 12 * 60,
+//!     storage: None,
 //! })?;
 //! assert!(dir.join("status.png").exists());
 //! # Ok(())
@@ -57,7 +58,7 @@ pub use display::Display;
 pub use error::{DisplayError, ParseBackendError};
 pub use qr::QrPlan;
 pub use screen::{Layout, draw_status};
-pub use status::{Status, format_uptime};
+pub use status::{Status, StorageWarning, format_uptime};
 pub use theme::Theme;
 
 /// The SSD1306 OLED's size.

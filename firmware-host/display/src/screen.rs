@@ -227,10 +227,16 @@ where
             ["Rooms playing", "Playing", "Play"],
             status.rooms_playing.to_string(),
         ),
-        (
-            ["Uptime", "Uptime", "Up"],
-            Uptime(status.uptime_s).to_string(),
-        ),
+        match status.storage {
+            None => (
+                ["Uptime", "Uptime", "Up"],
+                Uptime(status.uptime_s).to_string(),
+            ),
+            Some(warning) => (
+                ["Card degraded", "Degraded", "Card"],
+                warning.word().to_owned(),
+            ),
+        },
     ];
     let chars = chars_per_line(fig, width);
     let fits =

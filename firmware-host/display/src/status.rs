@@ -16,6 +16,31 @@ pub struct Status {
     pub rooms_playing: u32,
     /// Seconds since the server started.
     pub uptime_s: u64,
+    /// What is wrong with the card, if anything; shown instead of the uptime, so that the
+    /// owner sees it at a glance.
+    pub storage: Option<StorageWarning>,
+}
+
+/// Why the server reports itself degraded because of its card (`/api/health`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageWarning {
+    /// Writes fail (I/O errors, read-only); play goes on, results wait.
+    Failing,
+    /// The card is full.
+    Full,
+    /// Little space is left.
+    NearlyFull,
+}
+
+impl StorageWarning {
+    /// The word shown after the "degraded" label.
+    pub fn word(self) -> &'static str {
+        match self {
+            StorageWarning::Failing => "failing",
+            StorageWarning::Full => "full",
+            StorageWarning::NearlyFull => "low",
+        }
+    }
 }
 
 /// An uptime as days, hours and minutes: `3d 04:12`. Days are always shown so that `0d 04:12`

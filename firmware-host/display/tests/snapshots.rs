@@ -6,7 +6,7 @@ mod common;
 use common::{DEFAULT_ADDRESS, LONG_ADDRESS, SHORT_ADDRESS, assert_snapshot, status};
 use embedded_graphics::{prelude::*, primitives::Rectangle};
 use status_display::{
-    Layout, OLED_SIZE, Status,
+    Layout, OLED_SIZE, Status, StorageWarning,
     png::{render_oled, render_tft},
 };
 
@@ -33,6 +33,7 @@ fn oled_large_figures_match_snapshot() {
         rooms_waiting: 1234,
         rooms_playing: 99_999,
         uptime_s: 1000 * 86_400 + 23 * 3600 + 59 * 60,
+        storage: None,
     };
     assert_snapshot("oled-large-figures", &render_oled(&status));
 }
@@ -77,5 +78,27 @@ fn tft_long_address_matches_snapshot() {
     assert_snapshot(
         "tft-320x240-long-address",
         &render_tft(&status(LONG_ADDRESS), Size::new(320, 240)),
+    );
+}
+
+/// A failing card replaces the uptime line: the owner sees "degraded" at a glance (issue 10.2).
+#[test]
+fn oled_degraded_storage_matches_snapshot() {
+    let status = Status {
+        storage: Some(StorageWarning::Failing),
+        ..status(DEFAULT_ADDRESS)
+    };
+    assert_snapshot("oled-degraded", &render_oled(&status));
+}
+
+#[test]
+fn tft_nearly_full_card_matches_snapshot() {
+    let status = Status {
+        storage: Some(StorageWarning::NearlyFull),
+        ..status(DEFAULT_ADDRESS)
+    };
+    assert_snapshot(
+        "tft-320x240-degraded",
+        &render_tft(&status, Size::new(320, 240)),
     );
 }

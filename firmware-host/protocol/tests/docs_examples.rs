@@ -1,30 +1,731 @@
-//! Every one-line JSON example in docs/PROTOCOL.md decodes as a client or server message, so
-//! the document cannot drift from the types.
+//! docs/PROTOCOL.md is checked against the wire types, so that an outside client written from
+//! the document alone speaks the protocol the server speaks.
+//!
+//! - Every fenced JSON block names what it holds in its info string: ```` ```json client-msg ````,
+//!   ```` ```json server-msg ````, or ```` ```json http METHOD PATH request|STATUS ````. Each JSON
+//!   value in it must decode as that type and say nothing the type does not: a client example may
+//!   leave optional fields out, a server example must be exactly what the server would send.
+//! - ```` ```postcard client-msg|server-msg ```` blocks hold `hex bytes   JSON` lines: the bytes
+//!   must be the postcard encoding of the JSON message.
+//! - In ```` ```text ```` walk-throughs, a line `> {...}`, `< {...}`, `(X) {...}` or `(O) {...}` is
+//!   a client message.
+//! - Every variant of `ClientMsg`, `ServerMsg` and `Event` has an example, and every error code
+//!   and close reason is in the document.
+//! - The postcard tables between the `postcard-tables` markers are produced from the types;
+//!   `XO_UPDATE_DOCS=1 cargo test -p protocol --test docs_examples` rewrites them.
 
-use protocol::{Frame, decode_client, decode_server};
+use std::collections::{BTreeMap, BTreeSet};
 
-const DOC: &str = include_str!("../../../docs/PROTOCOL.md");
+use protocol::records::FinishedGame;
+use protocol::{
+    ClientMsg, CreateRoom, ErrorCode, Event, Frame, Framing, MAX_FRAME_BYTES, RoomSummary,
+    ServerMsg, decode_client, decode_server,
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_reflection::{ContainerFormat, Format, Registry, Tracer, TracerConfig, VariantFormat};
+
+const DOC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/PROTOCOL.md");
+const TABLES_BEGIN: &str = "<!-- postcard-tables:begin";
+const TABLES_END: &str = "<!-- postcard-tables:end -->";
+
+fn doc() -> String {
+    std::fs::read_to_string(DOC_PATH).expect("docs/PROTOCOL.md is readable")
+}
+
+/// What a fenced block or a walk-through line holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    Client,
+    Server,
+    /// An HTTP body: method, path as written in the doc (`/api/users/{name}`), and `request`
+    /// or the status code.
+    Http {
+        method: String,
+        path: String,
+        which: String,
+    },
+}
+
+/// One fenced block of the document.
+#[derive(Debug)]
+struct Block {
+    /// 1-based line of the opening fence.
+    line: usize,
+    info: String,
+    body: String,
+}
+
+fn blocks(doc: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, String, usize, String)> = None;
+    for (n, raw) in doc.lines().enumerate() {
+        let trimmed = raw.trim_start();
+        let indent = raw.len() - trimmed.len();
+        match &mut open {
+            None => {
+                if let Some(info) = trimmed.strip_prefix("```") {
+                    open = Some((n + 1, info.trim().to_owned(), indent, String::new()));
+                }
+            }
+            Some((line, info, fence_indent, body)) => {
+                if trimmed.starts_with("```") {
+                    out.push(Block {
+                        line: *line,
+                        info: std::mem::take(info),
+                        body: std::mem::take(body),
+                    });
+                    open = None;
+                } else {
+                    // Blocks inside list items are indented like their fence.
+                    let cut = raw
+                        .char_indices()
+                        .find(|&(i, c)| i >= *fence_indent || !c.is_whitespace())
+                        .map_or(raw.len(), |(i, _)| i);
+                    body.push_str(&raw[cut..]);
+                    body.push('\n');
+                }
+            }
+        }
+    }
+    assert!(open.is_none(), "PROTOCOL.md has an unclosed code fence");
+    out
+}
+
+fn kind_of(words: &[&str]) -> Result<Kind, String> {
+    match words {
+        ["client-msg"] => Ok(Kind::Client),
+        ["server-msg"] => Ok(Kind::Server),
+        ["http", method, path, which] => Ok(Kind::Http {
+            method: (*method).to_owned(),
+            path: (*path).to_owned(),
+            which: (*which).to_owned(),
+        }),
+        _ => Err(format!(
+            "unknown example kind {words:?}: use `client-msg`, `server-msg` or `http METHOD PATH request|STATUS`"
+        )),
+    }
+}
+
+/// Every JSON value in `text`, one after the other (one per line, or one over many lines).
+fn json_values(text: &str) -> Result<Vec<Value>, String> {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("not JSON: {e}"))
+}
+
+/// `example` says nothing that `full` (the type's own rendering of it) does not: every key it
+/// has is in `full` with the same value. Optional fields may be left out.
+fn subset(example: &Value, full: &Value, at: &str) -> Result<(), String> {
+    match (example, full) {
+        (Value::Object(e), Value::Object(f)) => {
+            for (k, v) in e {
+                let Some(fv) = f.get(k) else {
+                    return Err(format!("{at}.{k} is not a field of the type"));
+                };
+                subset(v, fv, &format!("{at}.{k}"))?;
+            }
+            Ok(())
+        }
+        (Value::Array(e), Value::Array(f)) if e.len() == f.len() => e
+            .iter()
+            .zip(f)
+            .enumerate()
+            .try_for_each(|(i, (e, f))| subset(e, f, &format!("{at}[{i}]"))),
+        _ if example == full => Ok(()),
+        _ => Err(format!("{at} is {example} but the type reads it as {full}")),
+    }
+}
+
+/// The name of an externally tagged enum value: its only key, or the string itself.
+fn variant(value: &Value) -> Option<&str> {
+    match value {
+        Value::String(s) => Some(s),
+        Value::Object(o) if o.len() == 1 => o.keys().next().map(String::as_str),
+        _ => None,
+    }
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    client: BTreeSet<String>,
+    server: BTreeSet<String>,
+    event: BTreeSet<String>,
+    http: BTreeSet<(String, String, String)>,
+    checked: usize,
+}
+
+fn check_client(value: &Value, seen: &mut Seen) -> Result<(), String> {
+    let text = value.to_string();
+    let msg = decode_client(&Frame::Text(text), MAX_FRAME_BYTES)
+        .map_err(|e| format!("is not a client message: {e}"))?;
+    let full = serde_json::to_value(&msg).map_err(|e| e.to_string())?;
+    subset(value, &full, "$")?;
+    let again = decode_client(&msg.encode(Framing::Binary), MAX_FRAME_BYTES)
+        .map_err(|e| format!("its postcard form does not decode: {e}"))?;
+    if again != msg {
+        return Err("its postcard form decodes to another message".into());
+    }
+    seen.client
+        .insert(variant(&full).unwrap_or_default().to_owned());
+    Ok(())
+}
+
+fn check_server(value: &Value, seen: &mut Seen) -> Result<(), String> {
+    let msg = decode_server(&Frame::Text(value.to_string()))
+        .map_err(|e| format!("is not a server message: {e}"))?;
+    let full = serde_json::to_value(&msg).map_err(|e| e.to_string())?;
+    if full != *value {
+        // Name the first difference.
+        subset(value, &full, "$")?;
+        subset(&full, value, "$").map_err(|e| format!("the server would also send {e}"))?;
+    }
+    if let ServerMsg::Event(event) = &msg {
+        let event = serde_json::to_value(event).map_err(|e| e.to_string())?;
+        seen.event
+            .insert(variant(&event).unwrap_or_default().to_owned());
+    }
+    seen.server
+        .insert(variant(&full).unwrap_or_default().to_owned());
+    Ok(())
+}
+
+/// `value` decodes as `T` and, rendered back, is exactly `value`.
+fn exactly<T: DeserializeOwned + serde::Serialize>(value: &Value) -> Result<(), String> {
+    let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    let full = serde_json::to_value(&typed).map_err(|e| e.to_string())?;
+    if full == *value {
+        Ok(())
+    } else {
+        subset(value, &full, "$")?;
+        subset(&full, value, "$").map_err(|e| format!("the server would also send {e}"))
+    }
+}
+
+fn check_http(method: &str, path: &str, which: &str, value: &Value) -> Result<(), String> {
+    let status: Option<u16> = which.parse().ok();
+    if status.is_none() && which != "request" {
+        return Err(format!("`{which}` is neither `request` nor a status code"));
+    }
+    if status.is_some_and(|s| s >= 400) {
+        // Every HTTP error has one shape.
+        let Value::Object(o) = value else {
+            return Err("an error body is an object".into());
+        };
+        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+        if keys != ["code", "message"] || !o.values().all(Value::is_string) {
+            return Err(format!(
+                "an error body is exactly {{\"code\": string, \"message\": string}}, not {value}"
+            ));
+        }
+        return Ok(());
+    }
+    match (method, path, which) {
+        ("GET", "/api/rooms", "200") => exactly::<Vec<RoomSummary>>(value),
+        ("GET", "/api/games/{id}", "200") => {
+            // The stored game's fields, plus what the server derives from them.
+            let mut game = value.clone();
+            let o = game.as_object_mut().ok_or("a game is an object")?;
+            o.remove("winner").ok_or("a game has `winner`")?;
+            o.remove("rating_updates")
+                .ok_or("a game has `rating_updates`")?;
+            exactly::<FinishedGame>(&game)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Decodes a `hex bytes   JSON` line of a postcard block and checks that both say the same.
+fn check_postcard_line(line: &str, kind: &Kind, seen: &mut Seen) -> Result<(), String> {
+    let start = line.find('{').or_else(|| line.find('"')).ok_or("no JSON")?;
+    let (hex, json) = line.split_at(start);
+    let bytes = hex
+        .split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).map_err(|e| format!("bad hex byte {b:?}: {e}")))
+        .collect::<Result<Vec<u8>, String>>()?;
+    let value: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+    let frame = Frame::Binary(bytes.clone());
+    match kind {
+        Kind::Client => {
+            check_client(&value, seen)?;
+            let from_json = decode_client(&Frame::Text(json.to_owned()), MAX_FRAME_BYTES)
+                .map_err(|e| e.to_string())?;
+            let encoded = from_json.encode(Framing::Binary);
+            if encoded != frame {
+                return Err(format!("postcard encodes it as {}", hex_of(&encoded)));
+            }
+            // The server's decoder reads the documented bytes back as the same message.
+            let from_bytes = decode_client(&frame, MAX_FRAME_BYTES)
+                .map_err(|e| format!("the bytes do not decode: {e}"))?;
+            if from_bytes != from_json {
+                return Err(format!("the bytes decode to {from_bytes:?}"));
+            }
+        }
+        Kind::Server => {
+            check_server(&value, seen)?;
+            let from_json =
+                decode_server(&Frame::Text(json.to_owned())).map_err(|e| e.to_string())?;
+            let encoded = from_json.encode(Framing::Binary);
+            if encoded != frame {
+                return Err(format!("postcard encodes it as {}", hex_of(&encoded)));
+            }
+        }
+        Kind::Http { .. } => return Err("HTTP bodies are JSON only".into()),
+    }
+    Ok(())
+}
+
+fn hex_of(frame: &Frame) -> String {
+    match frame {
+        Frame::Binary(b) => b
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Frame::Text(t) => t.clone(),
+    }
+}
+
+/// Checks every example, returning what they cover, or every failing example by its line.
+fn check_examples(doc: &str) -> Result<Seen, Vec<String>> {
+    let mut seen = Seen::default();
+    let mut failures = Vec::new();
+    for block in blocks(doc) {
+        let words: Vec<&str> = block.info.split_whitespace().collect();
+        let (lang, rest) = words.split_first().map_or(("", &[][..]), |(l, r)| (*l, r));
+        let mut fail = |line: usize, what: &str, why: String| {
+            failures.push(format!("PROTOCOL.md:{line} {what}: {why}"));
+        };
+        match lang {
+            "json" => {
+                let kind = match kind_of(rest) {
+                    Ok(kind) => kind,
+                    Err(why) => {
+                        fail(block.line, "unmarked JSON example", why);
+                        continue;
+                    }
+                };
+                let values = match json_values(&block.body) {
+                    Ok(values) => values,
+                    Err(why) => {
+                        fail(block.line, "example", why);
+                        continue;
+                    }
+                };
+                if values.is_empty() {
+                    fail(block.line, "example", "the block is empty".into());
+                }
+                for (i, value) in values.iter().enumerate() {
+                    let what = format!("{} example #{} {value}", block.info, i + 1);
+                    let checked = match &kind {
+                        Kind::Client => check_client(value, &mut seen),
+                        Kind::Server => check_server(value, &mut seen),
+                        Kind::Http {
+                            method,
+                            path,
+                            which,
+                        } => {
+                            seen.http
+                                .insert((method.clone(), path.clone(), which.clone()));
+                            check_http(method, path, which, value)
+                        }
+                    };
+                    match checked {
+                        Ok(()) => seen.checked += 1,
+                        Err(why) => fail(block.line, &what, why),
+                    }
+                }
+            }
+            "postcard" => {
+                let kind = match kind_of(rest) {
+                    Ok(kind) => kind,
+                    Err(why) => {
+                        fail(block.line, "unmarked postcard example", why);
+                        continue;
+                    }
+                };
+                for (i, line) in block.body.lines().enumerate() {
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    match check_postcard_line(line, &kind, &mut seen) {
+                        Ok(()) => seen.checked += 1,
+                        Err(why) => fail(block.line + 1 + i, &format!("postcard {line}"), why),
+                    }
+                }
+            }
+            "text" => {
+                for (i, line) in block.body.lines().enumerate() {
+                    let t = line.trim_start();
+                    let Some(json) = ["> ", "< ", "(X) ", "(O) "]
+                        .iter()
+                        .find_map(|prompt| t.strip_prefix(prompt))
+                    else {
+                        continue;
+                    };
+                    let json = json.split("  ").next().unwrap_or(json).trim();
+                    let checked = serde_json::from_str::<Value>(json)
+                        .map_err(|e| format!("not JSON: {e}"))
+                        .and_then(|value| check_client(&value, &mut seen));
+                    match checked {
+                        Ok(()) => seen.checked += 1,
+                        Err(why) => fail(block.line + 1 + i, &format!("typed line {t}"), why),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if failures.is_empty() {
+        Ok(seen)
+    } else {
+        Err(failures)
+    }
+}
+
+fn checked_examples(doc: &str) -> Seen {
+    check_examples(doc).unwrap_or_else(|failures| {
+        panic!(
+            "docs/PROTOCOL.md disagrees with the protocol crate:\n{}",
+            failures.join("\n")
+        )
+    })
+}
 
 #[test]
-fn every_json_example_in_protocol_md_decodes() {
-    let mut checked = 0;
-    for line in DOC.lines() {
-        // Examples sit alone on a line, possibly after a `>`, `<`, `(X)` or `(O)` prompt.
-        let Some(start) = line.find('{') else {
-            continue;
-        };
-        let candidate = line[start..].trim();
-        if serde_json::from_str::<serde_json::Value>(candidate).is_err() {
-            continue;
-        }
-        let frame = Frame::Text(candidate.to_owned());
-        let client = decode_client(&frame, usize::MAX);
-        let server = decode_server(&frame);
-        assert!(
-            client.is_ok() || server.is_ok(),
-            "{candidate}\n client: {client:?}\n server: {server:?}"
-        );
-        checked += 1;
+fn every_json_example_in_protocol_md_decodes_as_its_type() {
+    let seen = checked_examples(&doc());
+    assert!(seen.checked >= 60, "only {} examples found", seen.checked);
+}
+
+#[test]
+fn a_wrong_example_is_refused_naming_its_line() {
+    let refused = |doc: &str| check_examples(doc).err().unwrap_or_default().join("\n");
+    // serde alone ignores an unknown field; the check does not.
+    let misspelled = "text\n```json client-msg\n{\"join\":{\"id\":4,\"room\":\"zd8yup\",\"pascode\":\"0420\"}}\n```\n";
+    assert!(
+        refused(misspelled).contains("PROTOCOL.md:2"),
+        "{}",
+        refused(misspelled)
+    );
+    assert!(refused(misspelled).contains("pascode"));
+    // A server example leaves nothing out.
+    assert!(refused("```json server-msg\n{\"pong\":{}}\n```\n").contains("id"));
+    assert!(!refused("```json\n{\"pong\":{\"id\":null}}\n```\n").is_empty());
+    assert!(
+        !refused("```postcard client-msg\n00 02   {\"hello\":{\"version\":1}}\n```\n").is_empty()
+    );
+    assert!(!refused("```json http GET /api/me 401\n{\"code\":\"x\"}\n```\n").is_empty());
+    assert!(
+        refused("```postcard client-msg\n00 01   {\"hello\":{\"version\":1}}\n```\n").is_empty()
+    );
+}
+
+/// Every type reachable from the two message enums and the HTTP records, traced through serde.
+fn registry() -> Registry {
+    let mut tracer = Tracer::new(TracerConfig::default());
+    // A nested enum is only complete once traced itself; a new one missing here makes
+    // `registry()` fail and names it.
+    macro_rules! trace {
+        ($($t:ty),* $(,)?) => {$(
+            tracer
+                .trace_simple_type::<$t>()
+                .unwrap_or_else(|e| panic!("tracing {}: {e}", stringify!($t)));
+        )*};
     }
-    assert!(checked >= 30, "only {checked} examples found");
+    trace!(
+        ClientMsg,
+        ServerMsg,
+        Event,
+        CreateRoom,
+        protocol::OpponentRequest,
+        protocol::JoiningRequest,
+        protocol::RoomKind,
+        protocol::Joining,
+        protocol::Name,
+        protocol::Phase,
+        protocol::CloseReason,
+        ErrorCode,
+        protocol::records::PlayerRef,
+        protocol::records::GameEnd,
+        FinishedGame,
+        engine::Game,
+        engine::Mark,
+    );
+    tracer
+        .registry()
+        .unwrap_or_else(|e| panic!("the wire types cannot be traced: {e}"))
+}
+
+fn enum_variants(registry: &Registry, name: &str) -> Vec<String> {
+    match registry.get(name) {
+        Some(ContainerFormat::Enum(variants)) => {
+            variants.values().map(|v| v.name.clone()).collect()
+        }
+        other => panic!("{name} is not an enum in the registry: {other:?}"),
+    }
+}
+
+#[test]
+fn every_message_and_event_has_an_example() {
+    let doc = doc();
+    let seen = checked_examples(&doc);
+    let registry = registry();
+    let missing = |name: &str, seen: &BTreeSet<String>| -> Vec<String> {
+        enum_variants(&registry, name)
+            .into_iter()
+            .filter(|v| !seen.contains(v))
+            .map(|v| format!("{name}::{v}"))
+            .collect()
+    };
+    let mut gaps = missing("ClientMsg", &seen.client);
+    gaps.extend(missing("ServerMsg", &seen.server));
+    gaps.extend(missing("Event", &seen.event));
+    assert!(gaps.is_empty(), "no example in PROTOCOL.md for {gaps:?}");
+}
+
+#[test]
+fn every_error_code_and_close_reason_is_documented() {
+    let doc = doc();
+    let registry = registry();
+    let section = |title: &str| -> String {
+        let start = doc
+            .find(title)
+            .unwrap_or_else(|| panic!("PROTOCOL.md has no {title:?}"));
+        let rest = &doc[start + title.len()..];
+        let end = rest.find("\n## ").unwrap_or(rest.len());
+        rest[..end].to_owned()
+    };
+    let errors = section("\n## Error codes");
+    let missing: Vec<String> = enum_variants(&registry, "ErrorCode")
+        .into_iter()
+        .filter(|code| !errors.contains(&format!("`{code}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "error codes missing from PROTOCOL.md's table: {missing:?}"
+    );
+    let missing: Vec<String> = enum_variants(&registry, "CloseReason")
+        .into_iter()
+        .filter(|r| !doc.contains(&format!("`{r}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "close reasons not in PROTOCOL.md: {missing:?}"
+    );
+}
+
+fn render(format: &Format) -> String {
+    match format {
+        Format::TypeName(name) => format!("[{name}](#{})", name.to_lowercase()),
+        Format::Unit => "()".into(),
+        Format::Bool => "bool".into(),
+        Format::I8 => "i8".into(),
+        Format::I16 => "i16".into(),
+        Format::I32 => "i32".into(),
+        Format::I64 => "i64".into(),
+        Format::I128 => "i128".into(),
+        Format::U8 => "u8".into(),
+        Format::U16 => "u16".into(),
+        Format::U32 => "u32".into(),
+        Format::U64 => "u64".into(),
+        Format::U128 => "u128".into(),
+        Format::F32 => "f32".into(),
+        Format::F64 => "f64".into(),
+        Format::Char => "char".into(),
+        Format::Str => "string".into(),
+        Format::Bytes => "bytes".into(),
+        Format::Option(inner) => format!("option&lt;{}&gt;", render(inner)),
+        Format::Seq(inner) => format!("list&lt;{}&gt;", render(inner)),
+        Format::Map { key, value } => format!("map&lt;{}, {}&gt;", render(key), render(value)),
+        Format::Tuple(items) => format!(
+            "({})",
+            items.iter().map(render).collect::<Vec<_>>().join(", ")
+        ),
+        Format::TupleArray { content, size } => format!("[{}; {size}]", render(content)),
+        Format::Variable(_) => "?".into(),
+    }
+}
+
+fn fields(fields: &[serde_reflection::Named<Format>]) -> String {
+    if fields.is_empty() {
+        return "—".into();
+    }
+    fields
+        .iter()
+        .map(|f| format!("`{}`: {}", f.name, render(&f.value)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Container names in reading order: the roots, then each type where it is first used.
+fn reading_order(registry: &Registry) -> Vec<String> {
+    fn visit_format(format: &Format, registry: &Registry, out: &mut Vec<String>) {
+        match format {
+            Format::TypeName(name) => visit(name, registry, out),
+            Format::Option(inner) | Format::Seq(inner) => visit_format(inner, registry, out),
+            Format::TupleArray { content, .. } => visit_format(content, registry, out),
+            Format::Tuple(items) => items.iter().for_each(|f| visit_format(f, registry, out)),
+            Format::Map { key, value } => {
+                visit_format(key, registry, out);
+                visit_format(value, registry, out);
+            }
+            _ => {}
+        }
+    }
+    fn visit(name: &str, registry: &Registry, out: &mut Vec<String>) {
+        if out.iter().any(|n| n == name) {
+            return;
+        }
+        out.push(name.to_owned());
+        match registry.get(name) {
+            Some(ContainerFormat::Struct(fs)) => {
+                fs.iter()
+                    .for_each(|f| visit_format(&f.value, registry, out));
+            }
+            Some(ContainerFormat::Enum(vs)) => {
+                for v in vs.values() {
+                    match &v.value {
+                        VariantFormat::Struct(fs) => {
+                            fs.iter()
+                                .for_each(|f| visit_format(&f.value, registry, out));
+                        }
+                        VariantFormat::NewType(f) => visit_format(f, registry, out),
+                        VariantFormat::Tuple(fs) => {
+                            fs.iter().for_each(|f| visit_format(f, registry, out));
+                        }
+                        VariantFormat::Unit | VariantFormat::Variable(_) => {}
+                    }
+                }
+            }
+            Some(ContainerFormat::NewTypeStruct(f)) => visit_format(f, registry, out),
+            Some(ContainerFormat::TupleStruct(fs)) => {
+                fs.iter().for_each(|f| visit_format(f, registry, out));
+            }
+            Some(ContainerFormat::UnitStruct) | None => {}
+        }
+    }
+    let mut out = Vec::new();
+    for root in ["ClientMsg", "ServerMsg", "FinishedGame"] {
+        visit(root, registry, &mut out);
+    }
+    // Anything traced but not reachable from the roots still gets a table.
+    for name in registry.keys() {
+        visit(name, registry, &mut out);
+    }
+    out
+}
+
+fn line(out: &mut String, text: impl AsRef<str>) {
+    out.push_str(text.as_ref());
+    out.push('\n');
+}
+
+/// The generated part of PROTOCOL.md: one table per type, in declaration order.
+fn postcard_tables() -> String {
+    let registry = registry();
+    let mut out = String::new();
+    for name in reading_order(&registry) {
+        let container = &registry[&name];
+        match container {
+            ContainerFormat::Enum(variants) => {
+                line(&mut out, format!("#### {name}\n"));
+                line(&mut out, "| index | variant | fields, in order |");
+                line(&mut out, "| --- | --- | --- |");
+                for (index, v) in variants {
+                    let body = match &v.value {
+                        VariantFormat::Unit => "—".to_owned(),
+                        VariantFormat::Struct(fs) => fields(fs),
+                        VariantFormat::NewType(f) => render(f),
+                        VariantFormat::Tuple(fs) => {
+                            fs.iter().map(render).collect::<Vec<_>>().join(", ")
+                        }
+                        VariantFormat::Variable(_) => "?".to_owned(),
+                    };
+                    line(&mut out, format!("| {index} | `{}` | {body} |", v.name));
+                }
+            }
+            ContainerFormat::Struct(fs) => {
+                line(&mut out, format!("#### {name}\n"));
+                line(&mut out, "| # | field | type |");
+                line(&mut out, "| --- | --- | --- |");
+                for (i, f) in fs.iter().enumerate() {
+                    line(
+                        &mut out,
+                        format!("| {i} | `{}` | {} |", f.name, render(&f.value)),
+                    );
+                }
+            }
+            other => line(&mut out, format!("#### {name}\n\n{other:?}")),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn postcard_tables_in_protocol_md_match_the_types() {
+    let doc = doc();
+    let begin = doc
+        .find(TABLES_BEGIN)
+        .expect("PROTOCOL.md has a postcard-tables:begin marker");
+    let after_begin = begin
+        + doc[begin..]
+            .find("-->")
+            .expect("the begin marker is a closed comment")
+        + "-->".len();
+    let end = doc
+        .find(TABLES_END)
+        .expect("PROTOCOL.md has a postcard-tables:end marker");
+    let current = doc[after_begin..end].trim();
+    let generated = postcard_tables();
+    if std::env::var_os("XO_UPDATE_DOCS").is_some_and(|v| v == "1") {
+        let updated = format!(
+            "{}\n\n{}\n{}",
+            &doc[..after_begin],
+            generated.trim(),
+            &doc[end..]
+        );
+        std::fs::write(DOC_PATH, updated).expect("docs/PROTOCOL.md is writable");
+        return;
+    }
+    if current != generated.trim() {
+        let first = current
+            .lines()
+            .zip(generated.trim().lines())
+            .position(|(a, b)| a != b)
+            .map_or_else(String::new, |i| {
+                format!(
+                    "\nfirst difference, table line {}:\n  doc:   {}\n  types: {}",
+                    i + 1,
+                    current.lines().nth(i).unwrap_or(""),
+                    generated.lines().nth(i).unwrap_or("")
+                )
+            });
+        panic!(
+            "PROTOCOL.md's postcard tables are stale; run \
+             `XO_UPDATE_DOCS=1 cargo test -p protocol --test docs_examples`{first}"
+        );
+    }
+}
+
+/// Declaration order is the wire contract of postcard: a variant's index never changes.
+#[test]
+fn postcard_variant_indices_follow_declaration_order() {
+    let registry = registry();
+    let codes: BTreeMap<u32, String> = match &registry["ErrorCode"] {
+        ContainerFormat::Enum(v) => v.iter().map(|(i, n)| (*i, n.name.clone())).collect(),
+        other => panic!("ErrorCode is {other:?}"),
+    };
+    // Spot checks against the encoder itself.
+    for (index, name) in &codes {
+        let code: ErrorCode =
+            serde_json::from_value(Value::String(name.clone())).expect("a code by its name");
+        let bytes = postcard::to_allocvec(&code).expect("postcard encodes codes");
+        let (decoded, rest) =
+            postcard::take_from_bytes::<u32>(&bytes).expect("a variant index is a varint");
+        assert!(rest.is_empty());
+        assert_eq!(decoded, *index, "{name}");
+    }
 }

@@ -56,8 +56,8 @@ enum SaveOp {
     Delete,
 }
 
-/// A room's writer of its saved state: one at a time, in order, coalescing bursts, on the
-/// blocking pool (redb blocks).
+/// A room's writer of its saved state: one at a time, in order, coalescing bursts; the
+/// store's writer answers each when its commit is done.
 fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp>, JoinHandle<()>) {
     let (tx, mut rx) = watch::channel(SaveOp::Idle);
     let task = tokio::spawn(async move {
@@ -65,18 +65,13 @@ fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp
         // last state is written before the loop ends.
         while rx.changed().await.is_ok() {
             let op = rx.borrow_and_update().clone();
-            let store = store.clone();
-            let key = id.clone();
-            let result = tokio::task::spawn_blocking(move || match op {
+            let result = match op {
                 SaveOp::Idle => Ok(()),
-                SaveOp::Save(bytes) => store.save_room_blocking(&key, &bytes),
-                SaveOp::Delete => store.delete_room_blocking(&key),
-            })
-            .await;
-            match result {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => tracing::error!(room = %id, error = %e, "saving room failed"),
-                Err(e) => tracing::error!(room = %id, error = %e, "saving room panicked"),
+                SaveOp::Save(bytes) => store.save_room(&id, bytes.to_vec()).await,
+                SaveOp::Delete => store.delete_room(&id).await,
+            };
+            if let Err(e) = result {
+                tracing::error!(room = %id, error = %e, "saving room failed");
             }
         }
     });
@@ -436,7 +431,7 @@ impl Actor {
     /// M3.12: starts this room's next game in a new room and moves every viewer there (an event
     /// `next_room`, then the new room's snapshot); `true` when it did, so this room closes.
     fn next_game(&mut self, sender: Option<(ConnId, Option<RequestId>)>) -> bool {
-        let id = self.shared.lobby.fresh_id(&mut self.rng);
+        let id = self.shared.fresh_room_id(&mut self.rng);
         let mut seats = self.shared.seats.clone();
         let mut ctx = Ctx {
             now_ms: self.shared.now_ms(),
@@ -536,17 +531,11 @@ impl Actor {
     /// Stores a finished game, retrying a few times; the rating updates, or `None` if it
     /// could not be stored.
     async fn commit(&self, game: FinishedGame) -> Option<Vec<RatingUpdate>> {
-        let game = Arc::new(game);
         for attempt in 0..3u32 {
-            let store = self.shared.store.clone();
-            let g = game.clone();
-            match tokio::task::spawn_blocking(move || store.commit_game_blocking(&g)).await {
-                Ok(Ok(updates)) => return Some(updates),
-                Ok(Err(e)) => {
-                    tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
-                }
+            match self.shared.store.commit_game(&game).await {
+                Ok(updates) => return Some(updates),
                 Err(e) => {
-                    tracing::error!(room = %game.id, attempt, error = %e, "storing result panicked");
+                    tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
                 }
             }
             tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt + 1))).await;

@@ -68,7 +68,7 @@ pub(crate) fn create(
         ));
     }
     let mut rng = StdRng::from_rng(&mut rand::rng());
-    let id = shared.lobby.fresh_id(&mut rng);
+    let id = shared.fresh_room_id(&mut rng);
     let mut seats = shared.seats.clone();
     if let (true, Some(user)) = (settings.is_online(), member.user()) {
         // M3.4: a player sits in at most one waiting or active room.

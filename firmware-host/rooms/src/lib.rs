@@ -140,5 +140,5 @@ mod shared;
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubStats};
-pub use persistence::{Account, Identity, Persistence, StoreError};
+pub use persistence::{Account, Identity, Persistence, StoreError, StoreFuture};
 pub use refusal::Refusal;

@@ -14,7 +14,7 @@ use engine::{Game, Mark};
 use futures_util::{SinkExt, StreamExt};
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
 use protocol::{ClientMsg, Frame, Framing, ServerMsg, decode_server};
-use rooms::{Account, Hub, Identity, Persistence, StoreError};
+use rooms::{Account, Hub, Identity, Persistence, StoreError, StoreFuture};
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -42,10 +42,10 @@ impl MemoryStore {
     }
 }
 
-impl Persistence for MemoryStore {
-    fn commit_game_blocking(&self, game: &FinishedGame) -> Result<Vec<RatingUpdate>, StoreError> {
+impl MemoryStore {
+    fn commit_now(&self, game: &FinishedGame) -> Result<Vec<RatingUpdate>, StoreError> {
         if self.fail_commits.load(Ordering::SeqCst) {
-            return Err(StoreError("test store refuses commits".into()));
+            return Err(StoreError::Full("test store refuses commits".into()));
         }
         let mut updates = Vec::new();
         if game.rated {
@@ -80,22 +80,34 @@ impl Persistence for MemoryStore {
         self.games.lock().unwrap().push(game.clone());
         Ok(updates)
     }
+}
+
+impl Persistence for MemoryStore {
+    fn commit_game(&self, game: &FinishedGame) -> StoreFuture<Vec<RatingUpdate>> {
+        Box::pin(std::future::ready(self.commit_now(game)))
+    }
 
     fn ratings_blocking(&self, game: Game, users: &[UserId]) -> Result<Vec<i32>, StoreError> {
         Ok(users.iter().map(|u| self.rating(game, *u)).collect())
     }
 
-    fn save_room_blocking(&self, room_id: &str, state: &[u8]) -> Result<(), StoreError> {
-        self.rooms
-            .lock()
-            .unwrap()
-            .insert(room_id.to_owned(), state.to_vec());
-        Ok(())
+    fn save_room(&self, room_id: &str, state: Vec<u8>) -> StoreFuture<()> {
+        self.rooms.lock().unwrap().insert(room_id.to_owned(), state);
+        Box::pin(std::future::ready(Ok(())))
     }
 
-    fn delete_room_blocking(&self, room_id: &str) -> Result<(), StoreError> {
+    fn delete_room(&self, room_id: &str) -> StoreFuture<()> {
         self.rooms.lock().unwrap().remove(room_id);
-        Ok(())
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn room_id_taken_blocking(&self, room_id: &str) -> Result<bool, StoreError> {
+        Ok(self.games.lock().unwrap().iter().any(|g| {
+            g.id == room_id
+                || g.id
+                    .strip_prefix(room_id)
+                    .is_some_and(|rest| rest.starts_with('-'))
+        }))
     }
 
     fn load_rooms_blocking(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError> {

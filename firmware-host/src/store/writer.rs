@@ -1,0 +1,689 @@
+//! The writer thread: group commits, the durability deadline, and healing after a failure.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use engine::{Mark, Score};
+use protocol::records::{FinishedGame, PlayerRef, RatingUpdate, UserId};
+use redb::{Database, Durability, ReadableTable, WriteTransaction};
+use rooms::StoreError;
+use tokio::sync::oneshot;
+
+use super::records::{
+    GameRecordV1, SessionRecord, UserRecord, VersionedGame, VersionedSession, VersionedUser,
+    decode_game, decode_user, encode, u64_from_meta,
+};
+use super::{
+    Core, GAMES, LadderStats, META, META_NEXT_GAME, META_NEXT_USER, OPEN_ROOMS, SESSIONS,
+    UNRATED_KEPT, USER_GAMES, USER_UNRATED, USERNAMES, USERS, store_err,
+};
+
+/// How long a non-durable commit (moves of open rooms) may stay non-durable: the longest play
+/// a power cut can cost (P3, DESIGN "Storage"). A second is a move or two of a game, and at
+/// most one SD-card sync a second keeps the card's wear and the writer's time small.
+pub const DURABLE_WITHIN: Duration = Duration::from_secs(1);
+
+/// While the card fails, how often the writer reopens the database and tries a small durable
+/// write, so that the store heals by itself when the card does.
+pub const HEAL_EVERY: Duration = Duration::from_millis(500);
+
+/// How often the writer looks at the free space of the card, to warn before it is full.
+const SPACE_EVERY: Duration = Duration::from_secs(5);
+
+/// Most requests one group commit takes from the channel.
+const MAX_BATCH: usize = 256;
+
+/// A write for the writer thread.
+#[derive(Debug)]
+pub(super) enum Op {
+    Register {
+        name: String,
+        password_hash: String,
+        token_hash: [u8; 32],
+        now_ms: u64,
+        expires_ms: u64,
+    },
+    CreateSession {
+        token_hash: [u8; 32],
+        user: UserId,
+        now_ms: u64,
+        expires_ms: u64,
+    },
+    DeleteSession {
+        token_hash: [u8; 32],
+    },
+    CommitGame(Box<FinishedGame>),
+    SaveRoom {
+        id: String,
+        state: Vec<u8>,
+    },
+    DeleteRoom {
+        id: String,
+    },
+}
+
+impl Op {
+    /// Whether the caller may be answered before the data reaches the disk.
+    fn durable(&self) -> bool {
+        !matches!(self, Op::SaveRoom { .. })
+    }
+}
+
+/// What a write produced.
+#[derive(Debug)]
+pub(super) enum Outcome {
+    Registered(UserId),
+    NameTaken,
+    Done,
+    Rated(Vec<RatingUpdate>),
+    /// Refused before writing anything (a malformed rated game, an id reused).
+    Refused(StoreError),
+}
+
+pub(super) type Reply = oneshot::Sender<Result<Outcome, StoreError>>;
+
+#[derive(Debug)]
+pub(super) enum Request {
+    Write(Op, Reply),
+    /// Commit everything before this request durably, answer, and stop.
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// The writer thread's own state.
+pub(super) struct Writer {
+    core: Arc<Core>,
+    /// When the oldest non-durable commit must be made durable; `None` when there is none.
+    flush_due: Option<Instant>,
+    /// The database must be reopened before the next write: redb keeps failing every
+    /// operation after an I/O error until it is.
+    needs_reopen: bool,
+    /// While failing: when to try healing next.
+    heal_due: Option<Instant>,
+    space_due: Instant,
+    /// The room saves committed non-durably since the last durable commit, newest per room. A
+    /// reopen after a failure discards non-durable commits, so they are written again then.
+    unsynced: BTreeMap<String, Vec<u8>>,
+}
+
+impl Writer {
+    pub(super) fn new(core: Arc<Core>) -> Writer {
+        Writer {
+            core,
+            flush_due: None,
+            needs_reopen: false,
+            heal_due: None,
+            space_due: Instant::now(),
+            unsynced: BTreeMap::new(),
+        }
+    }
+
+    fn next_wake(&self) -> Instant {
+        [self.flush_due, self.heal_due]
+            .into_iter()
+            .flatten()
+            .fold(self.space_due, Instant::min)
+    }
+
+    /// Group commits until shut down or every sender is gone.
+    pub(super) fn run(mut self, receiver: &Receiver<Request>) {
+        loop {
+            let mut batch = Vec::new();
+            let mut shutdown = None;
+            // Every sender gone: nothing more can arrive.
+            let mut disconnected = false;
+            let wait = self.next_wake().saturating_duration_since(Instant::now());
+            match receiver.recv_timeout(wait) {
+                Ok(Request::Write(op, reply)) => batch.push((op, reply)),
+                Ok(Request::Shutdown(done)) => shutdown = Some(done),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => disconnected = true,
+            }
+            while shutdown.is_none() && !batch.is_empty() && batch.len() < MAX_BATCH {
+                match receiver.try_recv() {
+                    Ok(Request::Write(op, reply)) => batch.push((op, reply)),
+                    Ok(Request::Shutdown(done)) => shutdown = Some(done),
+                    Err(_) => break,
+                }
+            }
+            if !batch.is_empty() {
+                self.commit(batch);
+            }
+            let now = Instant::now();
+            if self.heal_due.is_some_and(|t| t <= now) {
+                self.heal();
+            } else if self.flush_due.is_some_and(|t| t <= now) {
+                self.flush();
+            }
+            if self.space_due <= now {
+                self.core.check_space();
+                self.space_due = now + SPACE_EVERY;
+            }
+            if shutdown.is_some() || disconnected {
+                if self.flush_due.is_some() {
+                    self.flush();
+                }
+                if self.flush_due.is_none() {
+                    tracing::info!("store writer stopped; every write is on disk");
+                } else {
+                    tracing::error!(
+                        "store writer stopped; the last moves of open rooms could not be made durable"
+                    );
+                }
+                if let Some(done) = shutdown {
+                    // The caller may have given up waiting; nothing else to tell it.
+                    let _ignored = done.send(());
+                }
+                return;
+            }
+        }
+    }
+
+    /// The database to write to, reopening it first when a failure requires it.
+    fn database(&mut self) -> Result<Arc<Database>, StoreError> {
+        if self.needs_reopen {
+            self.core.reopen()?;
+            self.needs_reopen = false;
+            let db = self.core.db()?;
+            if !self.unsynced.is_empty() {
+                let saves = std::mem::take(&mut self.unsynced);
+                let written = durable_commit(&db, |txn| {
+                    for (id, state) in &saves {
+                        apply(
+                            txn,
+                            &Op::SaveRoom {
+                                id: id.clone(),
+                                state: state.clone(),
+                            },
+                        )?;
+                    }
+                    Ok(())
+                });
+                match written {
+                    Ok(()) => tracing::info!(
+                        rooms = saves.len(),
+                        "room saves written again after reopening"
+                    ),
+                    Err(e) if e.is_unavailable() => {
+                        self.unsynced = saves;
+                        self.needs_reopen = true;
+                        return Err(e);
+                    }
+                    Err(e) => tracing::error!(error = %e, "room saves lost after reopening"),
+                }
+            }
+            return Ok(db);
+        }
+        self.core.db()
+    }
+
+    /// Notes a failure of the card: reported on `/api/health`, healed from the next tick.
+    fn failed(&mut self, e: &StoreError) {
+        if e.is_unavailable() {
+            self.needs_reopen = true;
+            self.heal_due = Some(Instant::now() + HEAL_EVERY);
+            self.core.set_failing(e);
+        }
+    }
+
+    /// A commit went through: the card works.
+    fn succeeded(&mut self, durable: bool) {
+        if durable {
+            self.flush_due = None;
+            self.unsynced.clear();
+        } else if self.flush_due.is_none() {
+            self.flush_due = Some(Instant::now() + DURABLE_WITHIN);
+        }
+        self.heal_due = None;
+        self.core.set_working();
+    }
+
+    fn commit(&mut self, batch: Vec<(Op, Reply)>) {
+        let db = match self.database() {
+            Ok(db) => db,
+            Err(e) => {
+                self.failed(&e);
+                for (_, reply) in batch {
+                    // A caller that stopped waiting does not need the answer.
+                    let _ignored = reply.send(Err(e.clone()));
+                }
+                return;
+            }
+        };
+        let durable = batch.iter().any(|(op, _)| op.durable());
+        let saves: Vec<(String, Vec<u8>)> = if durable {
+            Vec::new()
+        } else {
+            batch
+                .iter()
+                .filter_map(|(op, _)| match op {
+                    Op::SaveRoom { id, state } => Some((id.clone(), state.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        match commit_batch(&self.core, &db, batch, durable) {
+            Ok(()) => {
+                self.unsynced.extend(saves);
+                self.succeeded(durable);
+            }
+            Err(e) => self.failed(&e),
+        }
+    }
+
+    /// Makes every non-durable commit durable (an empty durable commit does).
+    fn flush(&mut self) {
+        let result = self
+            .database()
+            .and_then(|db| durable_commit(&db, |_| Ok(())));
+        match result {
+            Ok(()) => self.succeeded(true),
+            Err(e) => {
+                tracing::error!(error = %e, "making room saves durable failed");
+                self.failed(&e);
+            }
+        }
+    }
+
+    /// While failing: reopen and try a small durable write; the store works again when it
+    /// commits.
+    fn heal(&mut self) {
+        let probe = self.database().and_then(|db| {
+            durable_commit(&db, |txn| {
+                let mut meta = txn.open_table(META).map_err(store_err)?;
+                let now = crate::accounts::now_ms();
+                meta.insert(super::META_LAST_PROBE, now.to_le_bytes().as_slice())
+                    .map_err(store_err)?;
+                Ok(())
+            })
+        });
+        match probe {
+            Ok(()) => {
+                tracing::info!("storage works again");
+                self.succeeded(true);
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "storage still failing");
+                self.failed(&e);
+            }
+        }
+    }
+}
+
+fn durable_commit(
+    db: &Database,
+    write: impl FnOnce(&WriteTransaction) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut txn = db.begin_write().map_err(store_err)?;
+    txn.set_durability(Durability::Immediate)
+        .map_err(store_err)?;
+    write(&txn)?;
+    txn.commit().map_err(store_err)
+}
+
+/// Applies a batch in one transaction and answers after the commit. When the shared
+/// transaction fails for what one write holds, each request is retried alone so one bad write
+/// cannot sink the others; when the card fails, every request gets that error. Returns the
+/// card's failure, if any.
+fn commit_batch(
+    core: &Core,
+    db: &Database,
+    batch: Vec<(Op, Reply)>,
+    durable: bool,
+) -> Result<(), StoreError> {
+    let size = batch.len();
+    match apply_all(db, &batch, durable) {
+        Ok(outcomes) => {
+            tracing::trace!(size, durable, "group commit");
+            // Before the answers, so that a caller who looks at the health next sees it.
+            core.set_working();
+            for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
+                // A caller that stopped waiting does not need the answer.
+                let _ignored = reply.send(Ok(outcome));
+            }
+            Ok(())
+        }
+        Err(e) if size == 1 || e.is_unavailable() => {
+            tracing::error!(error = %e, size, "store write failed");
+            if e.is_unavailable() {
+                core.set_failing(&e);
+            }
+            for (_, reply) in batch {
+                let _ignored = reply.send(Err(e.clone()));
+            }
+            if e.is_unavailable() { Err(e) } else { Ok(()) }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, size, "group commit failed; retrying each write alone");
+            let mut failure = Ok(());
+            for (op, reply) in batch {
+                let durable = op.durable();
+                if let Err(e) = commit_batch(core, db, vec![(op, reply)], durable) {
+                    failure = Err(e);
+                }
+            }
+            failure
+        }
+    }
+}
+
+fn apply_all(
+    db: &Database,
+    batch: &[(Op, Reply)],
+    durable: bool,
+) -> Result<Vec<Outcome>, StoreError> {
+    let mut txn = db.begin_write().map_err(store_err)?;
+    let durability = if durable {
+        Durability::Immediate
+    } else {
+        Durability::None
+    };
+    txn.set_durability(durability).map_err(store_err)?;
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for (op, _) in batch {
+        // On error the transaction is dropped, which aborts it: nothing of the batch is kept.
+        outcomes.push(apply(&txn, op)?);
+    }
+    txn.commit().map_err(store_err)?;
+    Ok(outcomes)
+}
+
+pub(super) fn next_counter(txn: &WriteTransaction, key: &str) -> Result<u64, StoreError> {
+    let mut meta = txn.open_table(META).map_err(store_err)?;
+    let current = meta
+        .get(key)
+        .map_err(store_err)?
+        .map(|v| u64_from_meta(v.value()))
+        .transpose()?
+        .unwrap_or(0);
+    meta.insert(key, (current + 1).to_le_bytes().as_slice())
+        .map_err(store_err)?;
+    Ok(current)
+}
+
+fn insert_session(
+    txn: &WriteTransaction,
+    token_hash: &[u8; 32],
+    session: SessionRecord,
+) -> Result<(), StoreError> {
+    let mut sessions = txn.open_table(SESSIONS).map_err(store_err)?;
+    sessions
+        .insert(
+            token_hash.as_slice(),
+            encode(&VersionedSession::V1(session))?.as_slice(),
+        )
+        .map_err(store_err)?;
+    Ok(())
+}
+
+/// Applies one write. Domain refusals are decided before anything is written, so a refused
+/// write leaves the shared transaction as it found it.
+fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
+    match op {
+        Op::Register {
+            name,
+            password_hash,
+            token_hash,
+            now_ms,
+            expires_ms,
+        } => {
+            let lower = name.to_lowercase();
+            let mut names = txn.open_table(USERNAMES).map_err(store_err)?;
+            if names.get(lower.as_str()).map_err(store_err)?.is_some() {
+                return Ok(Outcome::NameTaken);
+            }
+            let id = next_counter(txn, META_NEXT_USER)?;
+            names.insert(lower.as_str(), id).map_err(store_err)?;
+            let user = UserRecord {
+                name: name.clone(),
+                password_hash: password_hash.clone(),
+                created_ms: *now_ms,
+                xo: LadderStats::default(),
+                infinite: LadderStats::default(),
+            };
+            let mut users = txn.open_table(USERS).map_err(store_err)?;
+            users
+                .insert(id, encode(&VersionedUser::V1(user))?.as_slice())
+                .map_err(store_err)?;
+            insert_session(
+                txn,
+                token_hash,
+                SessionRecord {
+                    user: id,
+                    created_ms: *now_ms,
+                    expires_ms: *expires_ms,
+                },
+            )?;
+            Ok(Outcome::Registered(id))
+        }
+        Op::CreateSession {
+            token_hash,
+            user,
+            now_ms,
+            expires_ms,
+        } => {
+            insert_session(
+                txn,
+                token_hash,
+                SessionRecord {
+                    user: *user,
+                    created_ms: *now_ms,
+                    expires_ms: *expires_ms,
+                },
+            )?;
+            Ok(Outcome::Done)
+        }
+        Op::DeleteSession { token_hash } => {
+            let mut sessions = txn.open_table(SESSIONS).map_err(store_err)?;
+            sessions.remove(token_hash.as_slice()).map_err(store_err)?;
+            Ok(Outcome::Done)
+        }
+        Op::CommitGame(game) => commit_game(txn, game),
+        Op::SaveRoom { id, state } => {
+            // A room whose game is stored is over: a late save (racing the result) must not
+            // bring it back at the next start.
+            let games = txn.open_table(GAMES).map_err(store_err)?;
+            if games.get(id.as_str()).map_err(store_err)?.is_some() {
+                tracing::debug!(room = %id, "ignoring a save of a room whose game is stored");
+                return Ok(Outcome::Done);
+            }
+            let mut rooms = txn.open_table(OPEN_ROOMS).map_err(store_err)?;
+            rooms
+                .insert(id.as_str(), state.as_slice())
+                .map_err(store_err)?;
+            Ok(Outcome::Done)
+        }
+        Op::DeleteRoom { id } => {
+            let mut rooms = txn.open_table(OPEN_ROOMS).map_err(store_err)?;
+            rooms.remove(id.as_str()).map_err(store_err)?;
+            Ok(Outcome::Done)
+        }
+    }
+}
+
+/// P3: the game record, both ratings, points and W/D/L in the caller's one transaction, which
+/// also forgets the saved open room of the same id (the room a game was played in has the
+/// game's id).
+fn commit_game(txn: &WriteTransaction, game: &FinishedGame) -> Result<Outcome, StoreError> {
+    let mut games = txn.open_table(GAMES).map_err(store_err)?;
+    if let Some(existing) = games.get(game.id.as_str()).map_err(store_err)? {
+        // The same game sent twice (a retry) is answered with the updates of the first.
+        let existing = decode_game(existing.value())?.into_stored();
+        if existing.game == *game {
+            return Ok(Outcome::Rated(existing.updates));
+        }
+        return Ok(Outcome::Refused(StoreError::Refused(format!(
+            "a different game is already stored under id {:?}",
+            game.id
+        ))));
+    }
+    let registered = registered_seats(game);
+    if registered.is_empty() {
+        // Issue 10.3: a game without a registered player is nobody's history; it is not
+        // written, so guests cannot fill the card (its room shows the replay while it lives).
+        let mut rooms = txn.open_table(OPEN_ROOMS).map_err(store_err)?;
+        rooms.remove(game.id.as_str()).map_err(store_err)?;
+        return Ok(Outcome::Rated(Vec::new()));
+    }
+    if game.moves.iter().any(|&c| c > 8) {
+        return Ok(Outcome::Refused(StoreError::Refused(format!(
+            "game {:?} has a move outside cells 0-8",
+            game.id
+        ))));
+    }
+
+    let mut users = txn.open_table(USERS).map_err(store_err)?;
+    let mut updates = Vec::new();
+    if game.rated {
+        let (PlayerRef::User { id: x_id, .. }, PlayerRef::User { id: o_id, .. }) =
+            (&game.x, &game.o)
+        else {
+            return Ok(Outcome::Refused(StoreError::Refused(format!(
+                "rated game {:?} does not seat two registered players",
+                game.id
+            ))));
+        };
+        let (x_id, o_id) = (*x_id, *o_id);
+        if x_id == o_id {
+            return Ok(Outcome::Refused(StoreError::Refused(format!(
+                "rated game {:?} seats user {x_id} twice",
+                game.id
+            ))));
+        }
+        let mut x_user = match users.get(x_id).map_err(store_err)? {
+            Some(bytes) => decode_user(bytes.value())?,
+            None => {
+                return Ok(Outcome::Refused(StoreError::Refused(format!(
+                    "no user {x_id}"
+                ))));
+            }
+        };
+        let mut o_user = match users.get(o_id).map_err(store_err)? {
+            Some(bytes) => decode_user(bytes.value())?,
+            None => {
+                return Ok(Outcome::Refused(StoreError::Refused(format!(
+                    "no user {o_id}"
+                ))));
+            }
+        };
+        let x_score = match game.end.winner() {
+            Some(Mark::X) => Score::Win,
+            Some(Mark::O) => Score::Loss,
+            None => Score::Draw,
+        };
+        let x_before = x_user.ladder(game.game).rating;
+        let o_before = o_user.ladder(game.game).rating;
+        let (dx, d_o) = engine::elo::changes(x_before, o_before, x_score);
+        x_user.ladder_mut(game.game).record(x_score, dx);
+        o_user.ladder_mut(game.game).record(x_score.opposite(), d_o);
+        users
+            .insert(x_id, encode(&VersionedUser::V1(x_user))?.as_slice())
+            .map_err(store_err)?;
+        users
+            .insert(o_id, encode(&VersionedUser::V1(o_user))?.as_slice())
+            .map_err(store_err)?;
+        updates.push(RatingUpdate {
+            user: x_id,
+            mark: Mark::X,
+            before: x_before,
+            after: x_before + dx,
+        });
+        updates.push(RatingUpdate {
+            user: o_id,
+            mark: Mark::O,
+            before: o_before,
+            after: o_before + d_o,
+        });
+    }
+
+    let seq = next_counter(txn, META_NEXT_GAME)?;
+    let record = GameRecordV1::from_finished(seq, game, &updates);
+    games
+        .insert(
+            game.id.as_str(),
+            encode(&VersionedGame::V1(record))?.as_slice(),
+        )
+        .map_err(store_err)?;
+    // The room the game was played in is no longer open: forgetting its saved state in the
+    // same transaction means a crash can never restore a game whose result is stored.
+    let mut rooms = txn.open_table(OPEN_ROOMS).map_err(store_err)?;
+    rooms.remove(game.id.as_str()).map_err(store_err)?;
+    let mut index = txn.open_table(USER_GAMES).map_err(store_err)?;
+    for &id in &registered {
+        index
+            .insert((id, seq), game.id.as_str())
+            .map_err(store_err)?;
+    }
+    if !game.rated {
+        let mut unrated = txn.open_table(USER_UNRATED).map_err(store_err)?;
+        for &id in &registered {
+            unrated
+                .insert((id, seq), game.id.as_str())
+                .map_err(store_err)?;
+        }
+        drop((unrated, index, rooms, games));
+        for &id in &registered {
+            forget_old_unrated(txn, id)?;
+        }
+    }
+    Ok(Outcome::Rated(updates))
+}
+
+/// The registered players of a game, each once.
+pub(super) fn registered_seats(game: &FinishedGame) -> Vec<UserId> {
+    let mut seated = Vec::new();
+    for player in [&game.x, &game.o] {
+        if let PlayerRef::User { id, .. } = player
+            && !seated.contains(id)
+        {
+            seated.push(*id);
+        }
+    }
+    seated
+}
+
+/// Keeps `user`'s newest [`UNRATED_KEPT`] unrated games and forgets the older ones (issue
+/// 10.3: undo-then-finish in a bot game makes a record each time). A forgotten game leaves
+/// the other registered player's history only if it was theirs alone.
+fn forget_old_unrated(txn: &WriteTransaction, user: UserId) -> Result<(), StoreError> {
+    let mut unrated = txn.open_table(USER_UNRATED).map_err(store_err)?;
+    let count = unrated
+        .range((user, 0)..=(user, u64::MAX))
+        .map_err(store_err)?
+        .count();
+    let excess = count.saturating_sub(UNRATED_KEPT);
+    if excess == 0 {
+        return Ok(());
+    }
+    let mut old = Vec::with_capacity(excess);
+    for entry in unrated
+        .range((user, 0)..=(user, u64::MAX))
+        .map_err(store_err)?
+        .take(excess)
+    {
+        let (key, id) = entry.map_err(store_err)?;
+        old.push((key.value().1, id.value().to_owned()));
+    }
+    let mut index = txn.open_table(USER_GAMES).map_err(store_err)?;
+    let mut games = txn.open_table(GAMES).map_err(store_err)?;
+    for (seq, id) in old {
+        unrated.remove((user, seq)).map_err(store_err)?;
+        index.remove((user, seq)).map_err(store_err)?;
+        let others: Vec<UserId> = match games.get(id.as_str()).map_err(store_err)? {
+            Some(bytes) => registered_seats(&decode_game(bytes.value())?.into_stored().game)
+                .into_iter()
+                .filter(|&u| u != user)
+                .collect(),
+            None => continue,
+        };
+        let mut kept = false;
+        for other in others {
+            kept |= index.get((other, seq)).map_err(store_err)?.is_some();
+        }
+        if !kept {
+            games.remove(id.as_str()).map_err(store_err)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,194 @@
+//! Nobody can fill the card, and identifiers never collide with stored data (issue 10.3,
+//! 10.4), on the real store and redb file.
+
+use engine::{Game, Mark};
+use firmware_host::store::{Store, UNRATED_KEPT};
+use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
+use rooms::Persistence;
+
+const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+
+fn now() -> u64 {
+    firmware_host::accounts::now_ms()
+}
+
+fn register(store: &Store, name: &str, n: u8) -> UserId {
+    store
+        .register_blocking(name, "$argon2id$x", [n; 32], now(), now() + DAY_MS)
+        .expect("register")
+}
+
+fn game(id: &str, x: PlayerRef, o: PlayerRef, rated: bool) -> FinishedGame {
+    FinishedGame {
+        id: id.into(),
+        game: Game::Xo,
+        rated,
+        x,
+        o,
+        moves: vec![0, 3, 1, 4, 2],
+        end: GameEnd::Line {
+            winner: Mark::X,
+            line: [0, 1, 2],
+        },
+        started_at_ms: 1_000,
+        ended_at_ms: 2_000,
+    }
+}
+
+fn user(id: UserId, name: &str) -> PlayerRef {
+    PlayerRef::User {
+        id,
+        name: name.into(),
+    }
+}
+
+#[test]
+fn guests_finished_bot_and_local_games_are_not_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open_blocking(dir.path()).expect("store");
+    store
+        .save_room_blocking("guestbot", b"the guest's room")
+        .expect("save");
+    let guest = || PlayerRef::Guest {
+        name: "Guest e6ce".into(),
+    };
+    let games = [
+        game(
+            "guestbot",
+            guest(),
+            PlayerRef::Bot { difficulty: 50 },
+            false,
+        ),
+        game(
+            "guestlocal",
+            PlayerRef::Local {
+                name: "Sara".into(),
+            },
+            PlayerRef::Local {
+                name: "Omar".into(),
+            },
+            false,
+        ),
+        game("guestlocal-1", guest(), guest(), false),
+    ];
+    for g in &games {
+        assert_eq!(store.commit_game_blocking(g).expect("answered"), vec![]);
+        assert_eq!(store.game_blocking(&g.id).expect("read"), None, "{}", g.id);
+    }
+    assert_eq!(store.game_count_blocking().expect("count"), 0);
+    assert_eq!(
+        store.load_rooms_blocking().expect("rooms"),
+        vec![],
+        "the finished room is forgotten all the same"
+    );
+}
+
+#[test]
+fn a_players_unrated_games_are_kept_to_the_newest_fifty() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open_blocking(dir.path()).expect("store");
+    let ana = register(&store, "Ana", 1);
+    let ben = register(&store, "Ben", 2);
+    let total = UNRATED_KEPT * 2 + 7;
+    let mut rated = Vec::new();
+    for n in 0..total {
+        let opponent = if n % 2 == 0 {
+            PlayerRef::Bot { difficulty: 100 }
+        } else {
+            PlayerRef::Guest {
+                name: "Guest 01".into(),
+            }
+        };
+        store
+            .commit_game_blocking(&game(&format!("u{n}"), user(ana, "Ana"), opponent, false))
+            .expect("unrated");
+        if n % 10 == 0 {
+            let id = format!("r{n}");
+            store
+                .commit_game_blocking(&game(&id, user(ana, "Ana"), user(ben, "Ben"), true))
+                .expect("rated");
+            rated.push(id);
+        }
+    }
+    let kept = store.recent_games_blocking(ana, usize::MAX).expect("read");
+    let unrated: Vec<&str> = kept
+        .iter()
+        .filter(|g| !g.game.rated)
+        .map(|g| g.game.id.as_str())
+        .collect();
+    let newest: Vec<String> = (total - UNRATED_KEPT..total)
+        .rev()
+        .map(|n| format!("u{n}"))
+        .collect();
+    assert_eq!(
+        unrated, newest,
+        "exactly the newest {UNRATED_KEPT} unrated games"
+    );
+    assert_eq!(
+        store.game_blocking("u0").expect("read"),
+        None,
+        "older ones are gone"
+    );
+    // Rated games are the ladder's history: every one is kept, for both players.
+    for id in &rated {
+        assert!(store.game_blocking(id).expect("read").is_some(), "{id}");
+    }
+    let bens: Vec<String> = store
+        .recent_games_blocking(ben, usize::MAX)
+        .expect("read")
+        .into_iter()
+        .map(|g| g.game.id)
+        .collect();
+    assert_eq!(bens.len(), rated.len(), "{bens:?}");
+    assert_eq!(
+        store.game_count_blocking().expect("count"),
+        (UNRATED_KEPT + rated.len()) as u64
+    );
+    // The bound holds across a restart.
+    store.shutdown_blocking();
+    drop(store);
+    let store = Store::open_blocking(dir.path()).expect("reopen");
+    store
+        .commit_game_blocking(&game(
+            "u-late",
+            user(ana, "Ana"),
+            PlayerRef::Bot { difficulty: 0 },
+            false,
+        ))
+        .expect("unrated");
+    let unrated = store
+        .recent_games_blocking(ana, usize::MAX)
+        .expect("read")
+        .into_iter()
+        .filter(|g| !g.game.rated)
+        .count();
+    assert_eq!(unrated, UNRATED_KEPT);
+}
+
+#[test]
+fn new_room_ids_are_unique_against_stored_games() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open_blocking(dir.path()).expect("store");
+    let ana = register(&store, "Ana", 1);
+    let bot = || PlayerRef::Bot { difficulty: 0 };
+    for id in ["abcdef", "ghjkmn-2", "pqrstu-10"] {
+        store
+            .commit_game_blocking(&game(id, user(ana, "Ana"), bot(), false))
+            .expect("commit");
+    }
+    for (id, taken) in [
+        ("abcdef", true),
+        ("ghjkmn", true),
+        ("pqrstu", true),
+        ("abcdeg", false),
+        ("abcde", false),
+        ("ghjkm", false),
+        ("zzzzzz", false),
+    ] {
+        assert_eq!(
+            store.room_id_taken_blocking(id).expect("read"),
+            taken,
+            "{id}"
+        );
+    }
+}
