@@ -107,6 +107,26 @@ async fn mv(c: &mut Client, cell: u8) -> Option<RequestId> {
     send(c, ClientMsg::Move { id: None, cell }).await
 }
 
+/// A rated room of `game` hosted by `host`, `guest` seated and ready, started: its id and the
+/// host's snapshot of the start.
+async fn rated_game(host: &mut Client, guest: &mut Client, game: Game) -> (String, RoomView) {
+    let room = create(host, game, online(JoiningRequest::Open)).await.id;
+    let id = join(guest, &room, None).await;
+    snapshot(guest, id, "guest seated").await;
+    let id = send(
+        guest,
+        ClientMsg::Ready {
+            id: None,
+            ready: true,
+        },
+    )
+    .await;
+    snapshot(guest, id, "guest ready").await;
+    let id = send(host, ClientMsg::Start { id: None }).await;
+    let started = snapshot(host, id, "started").await;
+    (room, started)
+}
+
 /// The lobby list as this connection is shown it.
 async fn lobby_rows(c: &mut Client) -> Vec<protocol::RoomSummary> {
     let id = send(c, ClientMsg::WatchLobby { id: None }).await;
@@ -138,22 +158,7 @@ async fn refused_join_keeps_current_room() {
     let mut kiosk = connect(&s, None).await;
 
     // Alice and Bob play a rated game in room A.
-    let a = create(&mut alice, Game::Xo, online(JoiningRequest::Open))
-        .await
-        .id;
-    let id = join(&mut bob, &a, None).await;
-    snapshot(&mut bob, id, "bob seated").await;
-    let id = send(
-        &mut bob,
-        ClientMsg::Ready {
-            id: None,
-            ready: true,
-        },
-    )
-    .await;
-    snapshot(&mut bob, id, "bob ready").await;
-    let id = send(&mut alice, ClientMsg::Start { id: None }).await;
-    let started = snapshot(&mut alice, id, "started").await;
+    let (_, started) = rated_game(&mut alice, &mut bob, Game::Xo).await;
     let alice_is_x = started.seats[0].mark == Some(Mark::X);
     let (x, o) = if alice_is_x {
         (&mut alice, &mut bob)
@@ -366,24 +371,36 @@ async fn xo_snapshot_lists_marks_in_play_order() {
     let played = last.expect("five moves");
     assert_eq!(played.x, vec![8, 5, 2], "X's marks oldest first");
     assert_eq!(played.o, vec![0, 1]);
-    // The winning move's snapshot carries the stored result (P3: stored, then announced).
-    let finished = if played.result.is_some() {
-        played
-    } else {
-        until(&mut kiosk, "the result", |m| match m {
-            ServerMsg::Room { room: r, .. } if r.result.is_some() => Some((**r).clone()),
-            _ => None,
-        })
-        .await
+    assert_eq!(
+        played.phase,
+        Phase::Finished,
+        "X completed the right column"
+    );
+
+    // The stored game agrees: a signed-in player's bot game (games with no registered player
+    // are not stored, issue 10.3). X opens in the corner, then takes the lowest free cell.
+    let bot = OpponentRequest::Bot {
+        difficulty: Some(0),
+        side: Some(Mark::X),
     };
-    assert_eq!(finished.phase, Phase::Finished);
-    assert_eq!(finished.x, vec![8, 5, 2]);
-    let stored = s.get(&format!("/api/games/{room}"), None).await;
+    let game = create(&mut kiosk, Game::Xo, bot).await.id;
+    let id = mv(&mut kiosk, 8).await;
+    let view = snapshot(&mut kiosk, id, "x opens").await;
+    let free = (0..9)
+        .find(|c| !view.x.contains(c) && !view.o.contains(c))
+        .expect("a free cell");
+    let id = mv(&mut kiosk, free).await;
+    let view = snapshot(&mut kiosk, id, "x again").await;
+    assert_eq!(view.x, vec![8, free], "oldest first, not sorted");
+    let id = send(&mut kiosk, ClientMsg::Resign { id: None }).await;
+    snapshot(&mut kiosk, id, "resigned").await;
+    let stored = s.get(&format!("/api/games/{game}"), None).await;
     assert_eq!(stored.status, 200, "{}", stored.text());
     let moves: Vec<u8> = serde_json::from_value(stored.json()["moves"].clone()).expect("moves");
-    assert_eq!(moves, vec![8, 0, 5, 1, 2]);
     let x_from_moves: Vec<u8> = moves.iter().step_by(2).copied().collect();
-    assert_eq!(finished.x, x_from_moves, "snapshot and stored game agree");
+    let o_from_moves: Vec<u8> = moves.iter().skip(1).step_by(2).copied().collect();
+    assert_eq!(view.x, x_from_moves, "snapshot and stored game agree");
+    assert_eq!(view.o, o_from_moves);
 }
 
 /// Issue 11.6, M3.5: a kick banned only the account, so the kicked person could watch again
@@ -506,22 +523,7 @@ async fn accepted_rematch_swaps_colours_in_a_new_rated_room_and_spectators_follo
     let s = TestServer::start().await;
     let [mut alice, mut bob] = players(&s, ["alice", "bob"]).await;
     let mut spectator = connect(&s, None).await;
-    let a = create(&mut alice, Game::Infinite, online(JoiningRequest::Open))
-        .await
-        .id;
-    let id = join(&mut bob, &a, None).await;
-    snapshot(&mut bob, id, "bob seated").await;
-    let id = send(
-        &mut bob,
-        ClientMsg::Ready {
-            id: None,
-            ready: true,
-        },
-    )
-    .await;
-    snapshot(&mut bob, id, "bob ready").await;
-    let id = send(&mut alice, ClientMsg::Start { id: None }).await;
-    let started = snapshot(&mut alice, id, "started").await;
+    let (a, started) = rated_game(&mut alice, &mut bob, Game::Infinite).await;
     let id = send(
         &mut spectator,
         ClientMsg::Open {

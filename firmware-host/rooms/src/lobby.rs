@@ -60,14 +60,19 @@ impl Lobby {
         self.lock().by_id.contains_key(id)
     }
 
-    /// An id no open room has: short and easy to read aloud and type (no 0/o, 1/l/i).
-    pub(crate) fn fresh_id<R: rand::Rng>(&self, rng: &mut R) -> RoomId {
+    /// An id no open room has and `taken` does not refuse: short and easy to read aloud and
+    /// type (no 0/o, 1/l/i).
+    pub(crate) fn fresh_id<R: rand::Rng>(
+        &self,
+        rng: &mut R,
+        taken: impl Fn(&str) -> bool,
+    ) -> RoomId {
         const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
         loop {
             let id: String = (0..6)
                 .map(|_| char::from(*ALPHABET.choose(rng).expect("the alphabet is not empty")))
                 .collect();
-            if !self.contains(&id) {
+            if !self.contains(&id) && !taken(&id) {
                 return id;
             }
         }

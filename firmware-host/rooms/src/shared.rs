@@ -92,6 +92,22 @@ impl Shared {
         )
     }
 
+    /// An id no open room and no stored game has (issue 10.4: a new room must not clash with
+    /// an old game, or its result could not be stored).
+    pub(crate) fn fresh_room_id<R: rand::Rng>(&self, rng: &mut R) -> String {
+        self.lobby.fresh_id(rng, |id| self.id_of_stored_game(id))
+    }
+
+    /// Whether a stored game uses `id`. One short read. When the store cannot be read the id
+    /// counts as free: room creation must not wait on a failing card, and a clash among 31^6
+    /// ids is unlikely.
+    fn id_of_stored_game(&self, id: &str) -> bool {
+        self.store.room_id_taken_blocking(id).unwrap_or_else(|e| {
+            tracing::warn!(room = id, error = %e, "cannot check a new room id against stored games");
+            false
+        })
+    }
+
     /// Open connections.
     pub(crate) fn connections(&self) -> usize {
         self.conns.len()

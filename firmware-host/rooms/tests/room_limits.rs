@@ -85,6 +85,33 @@ async fn one_creator_keeps_about_twenty_rooms() {
     hub.shutdown().await;
 }
 
+/// Creates an online XO room asking for `code`; its id.
+async fn passcode_room(host: &mut Client<DuplexStream>, code: &str) -> String {
+    let created = host
+        .ask(|id| ClientMsg::CreateRoom {
+            id,
+            room: CreateRoom {
+                game: Game::Xo,
+                opponent: OpponentRequest::Player {
+                    joining: protocol::JoiningRequest::Passcode { code: code.into() },
+                },
+                time_per_move_s: None,
+            },
+        })
+        .await;
+    room_of(&created).id.clone()
+}
+
+/// A `join` of `room` with passcode `code`, for [`Client::ask`].
+fn join_with(room: &str, code: &str) -> impl FnOnce(Option<u32>) -> ClientMsg + use<> {
+    let (room, code) = (room.to_owned(), code.to_owned());
+    move |id| ClientMsg::Join {
+        id,
+        room,
+        passcode: Some(code),
+    }
+}
+
 /// M3.3 with paused time: five wrong passcodes lock that player out of that room for five
 /// minutes, even with the right code; the lock-out ends with the window, and other players are
 /// not affected meanwhile.
@@ -93,32 +120,10 @@ async fn wrong_passcodes_lock_the_guesser_out_for_the_window() {
     let hub = Hub::start(Arc::new(MemoryStore::default()), HubConfig::default());
     let mut host = connect_duplex(&hub, user(1, "host")).await;
     host.wait = Duration::from_secs(3600);
-    let created = host
-        .ask(|id| ClientMsg::CreateRoom {
-            id,
-            room: CreateRoom {
-                game: Game::Xo,
-                opponent: OpponentRequest::Player {
-                    joining: protocol::JoiningRequest::Passcode {
-                        code: "4711".into(),
-                    },
-                },
-                time_per_move_s: None,
-            },
-        })
-        .await;
-    let room = room_of(&created).id.clone();
+    let room = passcode_room(&mut host, "4711").await;
     let mut guesser = connect_duplex(&hub, user(2, "guesser")).await;
     guesser.wait = Duration::from_secs(3600);
-    let join = |code: &str| {
-        let room = room.clone();
-        let code = code.to_owned();
-        move |id| ClientMsg::Join {
-            id,
-            room,
-            passcode: Some(code),
-        }
-    };
+    let join = |code: &str| join_with(&room, code);
     for code in ["0000", "0001", "0002", "0003", "0004"] {
         let answer = guesser.ask(join(code)).await;
         assert_eq!(error_code(&answer), ErrorCode::WrongPasscode);
@@ -156,30 +161,8 @@ async fn friend_with_no_failed_attempt_is_not_held_by_the_room_wide_lock() {
     };
     let hub = Hub::start(Arc::new(MemoryStore::default()), config);
     let mut host = connect_duplex(&hub, user(1, "host")).await;
-    let created = host
-        .ask(|id| ClientMsg::CreateRoom {
-            id,
-            room: CreateRoom {
-                game: Game::Xo,
-                opponent: OpponentRequest::Player {
-                    joining: protocol::JoiningRequest::Passcode {
-                        code: "4711".into(),
-                    },
-                },
-                time_per_move_s: None,
-            },
-        })
-        .await;
-    let room = room_of(&created).id.clone();
-    let join = |code: &str| {
-        let room = room.clone();
-        let code = code.to_owned();
-        move |id| ClientMsg::Join {
-            id,
-            room,
-            passcode: Some(code),
-        }
-    };
+    let room = passcode_room(&mut host, "4711").await;
+    let join = |code: &str| join_with(&room, code);
     // Three accounts spend the room's budget, two wrong codes each.
     let mut guessers = Vec::new();
     for n in 2..5 {

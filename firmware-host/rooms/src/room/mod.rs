@@ -228,11 +228,35 @@ impl Room {
                 )
             }
         };
+        let started_at_ms = if phase == Phase::Playing {
+            ctx.wall_ms
+        } else {
+            0
+        };
+        Room::fresh(
+            id,
+            settings,
+            creator.key.clone(),
+            seats,
+            phase,
+            started_at_ms,
+        )
+    }
+
+    /// A room before its first move: no clock, offers, requests, bans, viewers or result.
+    fn fresh(
+        id: RoomId,
+        settings: Settings,
+        host: PlayerKey,
+        seats: [Seat; 2],
+        phase: Phase,
+        started_at_ms: u64,
+    ) -> Room {
         let game = settings.game;
         Room {
             id,
             settings,
-            host: creator.key.clone(),
+            host,
             seats,
             phase,
             record: GameRecord::new(game),
@@ -246,11 +270,7 @@ impl Room {
             badges: BTreeMap::new(),
             viewers: BTreeMap::new(),
             outcome: None,
-            started_at_ms: if phase == Phase::Playing {
-                ctx.wall_ms
-            } else {
-                0
-            },
+            started_at_ms,
             game_no: 0,
             passcodes: Passcodes::default(),
         }

@@ -5,14 +5,11 @@
 //! accepts it. The room only decides: [`Effect::NextGame`] asks the actor to build the new room
 //! with [`Room::next_game`] and to move every viewer, spectators included, there.
 
-use std::collections::BTreeMap;
-
-use engine::{GameRecord, Mark};
+use engine::Mark;
 use protocol::{ErrorCode, Event, Phase, RoomId};
 use rand::Rng;
 
-use super::passcode::Passcodes;
-use super::{Audience, Bans, Ctx, Effect, Member, Room, idx};
+use super::{Audience, Ctx, Effect, Member, Room, idx};
 use crate::refusal::{Refusal, refuse};
 
 impl Room {
@@ -161,28 +158,16 @@ impl Room {
                 seat.mark = seat.mark.map(Mark::other);
             }
         }
-        let next = Room {
+        let mut next = Room::fresh(
             id,
-            settings: self.settings.clone(),
-            host: self.host.clone(),
+            self.settings.clone(),
+            self.host.clone(),
             seats,
-            phase: Phase::Playing,
-            record: GameRecord::new(self.settings.game),
-            clock: None,
-            draw_offer: None,
-            last_offer: [None, None],
-            rematch_offer: None,
-            rematch_offered: [false, false],
-            requests: Vec::new(),
-            kicked: Bans::clone(&self.kicked),
-            badges: BTreeMap::new(),
-            viewers: BTreeMap::new(),
-            outcome: None,
-            started_at_ms: ctx.wall_ms,
-            game_no: 0,
-            passcodes: Passcodes::default(),
-        };
-        let mut next = next;
+            Phase::Playing,
+            ctx.wall_ms,
+        );
+        // Kicked people stay out of the room's next game too.
+        next.kicked = self.kicked.clone();
         next.set_passcode_limits(self.passcodes.limits);
         let users = next.seated_users();
         for (i, user) in users.iter().enumerate() {
