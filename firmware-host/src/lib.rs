@@ -14,8 +14,9 @@
 //! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
 //!   the identity of a connection.
 //! - [`throttle`]: sign-in and registration attempts, counted when admitted.
-//! - [`store`]: the redb store with its single group-committing writer; implements
-//!   [`rooms::Persistence`].
+//! - [`store`]: the redb store with its single group-committing writer (room saves durable
+//!   within a second, healing after a card failure), the card's health, schema migrations;
+//!   implements [`rooms::Persistence`].
 //! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
 //! - [`assets`]: the UI files embedded at build time.
 //! - [`display`]: the optional status display thread (P5).

@@ -16,7 +16,10 @@
 //! - every account is still there under its name, and every session cookie issued before the
 //!   kill still names its player;
 //! - every saved open room restores (legal moves, not finished, not a stored game), seats only
-//!   the two players of one pair, host in seat 1.
+//!   the two players of one pair, host in seat 1;
+//! - every pair's open room as a player saw it more than the durability deadline (1 s, plus
+//!   0.5 s for the sync on a loaded machine) before the kill is in the file with at least
+//!   those moves, unless its game finished and is stored (issue 10.1).
 //!
 //! After each restart, over HTTP: every session cookie authenticates (`/api/me`), one account
 //! signs in again (a fresh cookie joins the list), the lobby lists exactly the rooms saved in the
@@ -35,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use engine::{Game, GameRecord, Mark, Score};
 use firmware_host::accounts;
-use firmware_host::store::{LadderStats, Store, StoredGame};
+use firmware_host::store::{DURABLE_WITHIN, LadderStats, Store, StoredGame};
 use futures_util::{SinkExt, StreamExt};
 use protocol::records::{GameEnd, PlayerRef, UserId};
 use rand::rngs::StdRng;
@@ -51,6 +54,8 @@ use tokio_tungstenite::tungstenite::Message;
 const PAIRS: usize = 6;
 /// Longest game before the player to move resigns (Infinite XO may cycle for a while).
 const MAX_PLIES: usize = 40;
+/// One move in this many is preceded by a long think (1.6–2.6 s).
+const THINK_ONE_IN: u32 = 12;
 /// One WebSocket step of a worker.
 const STEP: Duration = Duration::from_secs(10);
 
@@ -80,6 +85,26 @@ struct Seen {
     resumed_waiting: usize,
     /// Results told, by how the game ended.
     ends: BTreeMap<&'static str, usize>,
+    /// Each pair's snapshots of its open room since the last restart: (when, room, moves).
+    history: BTreeMap<usize, Vec<(Instant, String, Vec<u8>)>>,
+    /// Open rooms checked against the file: (expected, of which with moves).
+    open_checked: usize,
+    open_moves_checked: usize,
+}
+
+/// What each pair's open room must hold after a kill (issue 10.1): its newest snapshot older
+/// than the durability deadline plus the slack the sync itself may take on a loaded machine.
+fn must_be_open(seen: &Seen, killed_at: Instant) -> Vec<(String, Vec<u8>)> {
+    let old_enough = DURABLE_WITHIN + Duration::from_millis(500);
+    seen.history
+        .values()
+        .filter_map(|h| {
+            h.iter()
+                .rev()
+                .find(|(at, _, _)| killed_at.duration_since(*at) >= old_enough)
+                .map(|(_, room, moves)| (room.clone(), moves.clone()))
+        })
+        .collect()
 }
 
 type Shared = Arc<Mutex<Seen>>;
@@ -225,7 +250,19 @@ struct Pair {
 
 impl Pair {
     async fn act(&mut self, who: usize, msg: &str, body: Value) -> Result<Value, String> {
-        act(&mut self.ws[who], &mut self.ids[who], msg, body, &self.seen).await
+        let room = act(&mut self.ws[who], &mut self.ids[who], msg, body, &self.seen).await?;
+        if room["phase"] != "finished"
+            && let Some(id) = room["id"].as_str()
+        {
+            let moves: Vec<u8> =
+                serde_json::from_value(room["moves"].clone()).map_err(|e| e.to_string())?;
+            lock(&self.seen)
+                .history
+                .entry(self.index)
+                .or_default()
+                .push((Instant::now(), id.to_owned(), moves));
+        }
+        Ok(room)
     }
 
     /// Checks that a snapshot seats this pair: the host in seat 1, the partner (if seated) in
@@ -363,6 +400,12 @@ impl Pair {
                 }
                 _ if plies >= MAX_PLIES => self.act(mover, "resign", json!({})).await?,
                 _ => {
+                    if self.rng.random_range(0..THINK_ONE_IN) == 0 {
+                        // A player thinking: the room stays open and quiet long enough for
+                        // the durability deadline to matter at the next kill.
+                        let ms = self.rng.random_range(1_600..2_600);
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                    }
                     let position = GameRecord::from_moves(game, &moves)
                         .map_err(|(i, e)| format!("move {i} of {room}: {e}"))?
                         .position();
@@ -423,6 +466,9 @@ struct FileState {
     rooms: BTreeMap<String, String>,
     /// Saved open rooms by pair.
     pair_rooms: BTreeMap<usize, String>,
+    /// Open rooms that had to be in the file, and how many of them with moves.
+    open_checked: usize,
+    open_moves_checked: usize,
 }
 
 fn stats_add(stats: &mut LadderStats, score: Score, change: i32) {
@@ -454,15 +500,23 @@ async fn check_stopped(
     cookies: &[(usize, String)],
     seen: &Shared,
     before: FileState,
+    killed_at: Instant,
 ) -> FileState {
     let snapshot = Seen {
         told: lock(seen).told.clone(),
         ..Seen::default()
     };
+    let open = must_be_open(&lock(seen), killed_at);
     let (d, p, c) = (data.to_owned(), players.to_vec(), cookies.to_vec());
-    tokio::task::spawn_blocking(move || check_file(&d, &p, &c, &snapshot, &before))
-        .await
-        .expect("file check")
+    let state =
+        tokio::task::spawn_blocking(move || check_file(&d, &p, &c, &snapshot, &before, &open))
+            .await
+            .expect("file check");
+    let mut s = lock(seen);
+    s.open_checked += state.open_checked;
+    s.open_moves_checked += state.open_moves_checked;
+    s.history.clear();
+    state
 }
 
 fn check_file(
@@ -471,6 +525,7 @@ fn check_file(
     cookies: &[(usize, String)],
     seen: &Seen,
     before: &FileState,
+    open: &[(String, Vec<u8>)],
 ) -> FileState {
     let store = Store::open_blocking(data_dir).expect("the file opens after a kill");
     let ids: BTreeMap<UserId, usize> = players.iter().enumerate().map(|(i, p)| (p.id, i)).collect();
@@ -597,6 +652,7 @@ fn check_file(
     let mut rooms = BTreeMap::new();
     let mut pair_rooms = BTreeMap::new();
     let mut book = Seats::default();
+    let mut saved_moves = BTreeMap::new();
     for (id, bytes) in store.load_rooms_blocking().expect("read rooms") {
         assert!(
             !games.contains_key(&id),
@@ -630,7 +686,25 @@ fn check_file(
             "a pair sits in one room at most"
         );
         let phase = format!("{:?}", room.phase()).to_lowercase();
+        saved_moves.insert(id.clone(), room.view_for(room.host(), 0).moves);
         rooms.insert(id, phase);
+    }
+    // Issue 10.1: every open room as it was more than the deadline before the kill is in the
+    // file with at least those moves, unless its game finished and is stored.
+    let (mut open_checked, mut open_moves_checked) = (0, 0);
+    for (id, moves) in open {
+        if games.contains_key(id) {
+            continue;
+        }
+        let saved = saved_moves
+            .get(id)
+            .unwrap_or_else(|| panic!("open room {id} (moves {moves:?}) lost in the kill"));
+        assert!(
+            saved.starts_with(moves),
+            "room {id} lost moves older than the deadline: saved {saved:?}, seen {moves:?}"
+        );
+        open_checked += 1;
+        open_moves_checked += usize::from(!moves.is_empty());
     }
     store.shutdown_blocking();
     drop(store);
@@ -638,6 +712,8 @@ fn check_file(
         games,
         rooms,
         pair_rooms,
+        open_checked,
+        open_moves_checked,
     }
 }
 
@@ -694,7 +770,9 @@ async fn sigkill_while_rated_games_finish_leaves_only_whole_results() {
         if kill == kills {
             // A clean stop after the last restart loses nothing either.
             server.stop_with("-TERM");
-            state = check_stopped(&data, &players, &cookies, &seen, state).await;
+            // A clean stop makes everything durable: every snapshot counts.
+            let far = Instant::now() + Duration::from_secs(3600);
+            state = check_stopped(&data, &players, &cookies, &seen, state, far).await;
             break;
         }
         let mut workers = Vec::new();
@@ -725,7 +803,7 @@ async fn sigkill_while_rated_games_finish_leaves_only_whole_results() {
         }
         // A random moment while games are finishing: results keep arriving at every instant.
         let told_before = lock(&seen).told.len();
-        let delay = rng.random_range(300..1500);
+        let delay = rng.random_range(300..3500);
         tokio::time::sleep(Duration::from_millis(delay)).await;
         for w in &mut workers {
             if w.is_finished() {
@@ -733,13 +811,14 @@ async fn sigkill_while_rated_games_finish_leaves_only_whole_results() {
                 panic!("a worker stopped before the kill: {outcome:?}");
             }
         }
+        let killed_at = Instant::now();
         server.stop_with_kill();
         for w in workers {
             // After the kill every socket fails; before it nothing failed (checked above).
             w.abort();
             let _ignored = w.await;
         }
-        state = check_stopped(&data, &players, &cookies, &seen, state).await;
+        state = check_stopped(&data, &players, &cookies, &seen, state, killed_at).await;
         max_rooms = max_rooms.max(state.rooms.len());
         // Each pair carries on with the room the file holds for it, whatever it was told.
         lock(&seen).open = state.pair_rooms.clone();
@@ -756,13 +835,16 @@ async fn sigkill_while_rated_games_finish_leaves_only_whole_results() {
     eprintln!(
         "crash consistency: {kills} kills, {} restarts, {} games stored and checked after every kill, \
          {} results told, ends {:?}, {} active and {} waiting rooms played on after a restart, \
-         at most {max_rooms} rooms saved at a kill, {} sessions, {:.1} s",
+         at most {max_rooms} rooms saved at a kill, {} open rooms required by the 1 s deadline found \
+         with their moves ({} of them with moves), {} sessions, {:.1} s",
         kills,
         state.games.len(),
         s.told.len(),
         s.ends,
         s.resumed_active,
         s.resumed_waiting,
+        s.open_checked,
+        s.open_moves_checked,
         cookies.len(),
         started.elapsed().as_secs_f64()
     );

@@ -4,8 +4,9 @@
 //!
 //! Checked: `/api/health` says `degraded` (nearly full) before the card is full, and the log
 //! says so; when it is full, account writes answer `503 storage_unavailable` (never 500) and
-//! health gives the reason; reads still answer; after the space is freed the server heals by
-//! itself: health `ok`, sign-in works, and a rated game is stored with its ratings.
+//! health gives the reason; reads still answer; a rated game finished meanwhile is shown as
+//! pending (never unrated); after the space is freed the server heals by itself: health `ok`,
+//! the pending result is stored and both players get the rating change, sign-in works.
 
 mod support;
 
@@ -14,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-use support::{Process, credentials, play_rated_until_resignation, register_at, request};
+use serde_json::{Value, json};
+use support::{Process, credentials, register_at, request, ws_connect, ws_send, ws_wait_for};
 
 /// Small enough to fill in a moment, large enough for the database and a few accounts.
 const TMPFS_SIZE: &str = "6m";
@@ -130,8 +131,8 @@ async fn a_full_card_is_reported_refused_cleanly_and_healed_without_a_restart() 
     let filler = mount.path.join("filler");
     let server = Process::start(&data, &[]);
     let addr = server.addr;
-    register_at(addr, "Ana", "password1").await;
-    register_at(addr, "Ben", "password1").await;
+    let ana = register_at(addr, "Ana", "password1").await;
+    let ben = register_at(addr, "Ben", "password1").await;
     let h = health(addr).await;
     assert_eq!(h["status"], "ok", "{h}");
 
@@ -195,6 +196,36 @@ async fn a_full_card_is_reported_refused_cleanly_and_healed_without_a_restart() 
     );
     assert_ne!(profile.status, 500);
 
+    // Play goes on in memory: a rated game finished now is pending, never unrated.
+    let mut host = ws_connect(addr, Some(&ana)).await;
+    let mut joiner = ws_connect(addr, Some(&ben)).await;
+    ws_send(
+        &mut host,
+        json!({"create_room": {"id": 1, "room": {"game": "xo", "opponent": {"player": {}}}}}),
+    )
+    .await;
+    let created = ws_wait_for(&mut host, "the new room", |v| v["room"]["id"] == 1).await;
+    let room = created["room"]["room"]["id"]
+        .as_str()
+        .expect("room id")
+        .to_owned();
+    ws_send(&mut joiner, json!({"join": {"id": 2, "room": room}})).await;
+    ws_wait_for(&mut joiner, "the seat", |v| v["room"]["id"] == 2).await;
+    ws_send(&mut joiner, json!({"ready": {"id": 3, "ready": true}})).await;
+    ws_wait_for(&mut joiner, "ready", |v| v["room"]["id"] == 3).await;
+    ws_send(&mut host, json!({"start": {"id": 4}})).await;
+    ws_wait_for(&mut host, "the start", |v| v["room"]["id"] == 4).await;
+    ws_send(&mut joiner, json!({"resign": {"id": 5}})).await;
+    for ws in [&mut host, &mut joiner] {
+        let pending = ws_wait_for(ws, "a pending result", |v| {
+            v["room"]["room"]["result"]["pending"] == true
+        })
+        .await;
+        let result = &pending["room"]["room"]["result"];
+        assert_eq!(result["rated"], true, "{result}");
+        assert_eq!(result["ratings"], json!([]), "{result}");
+    }
+
     // Space again: the server heals by itself, no restart.
     std::fs::remove_file(&filler).expect("free the card");
     let started = Instant::now();
@@ -203,29 +234,28 @@ async fn a_full_card_is_reported_refused_cleanly_and_healed_without_a_restart() 
         "disk full: healed {:?} after the space was freed",
         started.elapsed()
     );
-    let reply = login(addr, "Ana").await;
-    assert_eq!(reply.status, 200, "{}", reply.text());
-    let cookies = [
-        reply.cookie_pair("xo_session").expect("cookie"),
-        login(addr, "Ben")
-            .await
-            .cookie_pair("xo_session")
-            .expect("cookie"),
-    ];
-    let (room, result) = play_rated_until_resignation(addr, &cookies[0], &cookies[1]).await;
-    assert_eq!(
-        result["event"]["result"]["ratings"]
-            .as_array()
-            .map(Vec::len),
-        Some(2),
-        "the result is rated: {result}"
-    );
+    // The kept result is stored, and both players see the rating change.
+    for ws in [&mut host, &mut joiner] {
+        let stored = ws_wait_for(ws, "the stored result", |v| {
+            v["event"]["result"]["ratings"]
+                .as_array()
+                .is_some_and(|r| r.len() == 2)
+        })
+        .await;
+        assert_eq!(stored["event"]["result"]["room"], room.as_str(), "{stored}");
+    }
     let game = request(addr, "GET", &format!("/api/games/{room}"), &[], None).await;
     assert_eq!(game.status, 200, "the result is stored: {}", game.text());
     assert_eq!(
         game.json()["rating_updates"].as_array().map(Vec::len),
         Some(2)
     );
+    let reply = login(addr, "Ana").await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let profile = request(addr, "GET", "/api/users/Ana", &[], None)
+        .await
+        .json();
+    assert_eq!(profile["ratings"]["xo"], 1216, "{profile}");
     server.stop_with("-TERM");
     drop(mount);
 }

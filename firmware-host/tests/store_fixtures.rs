@@ -89,6 +89,8 @@ fn member(conn: u64, id: UserId, name: &str) -> Member {
         conn,
         key: PlayerKey::User(id),
         name: name.into(),
+        guest_id: format!("guest-{conn}"),
+        device: None,
     }
 }
 

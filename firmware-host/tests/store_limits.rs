@@ -2,7 +2,7 @@
 //! 10.4), on the real store and redb file.
 
 use engine::{Game, Mark};
-use firmware_host::store::{Store, UNRATED_KEPT};
+use firmware_host::store::{SESSIONS_KEPT, Store, UNRATED_KEPT};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
 use rooms::Persistence;
 
@@ -191,4 +191,84 @@ fn new_room_ids_are_unique_against_stored_games() {
             "{id}"
         );
     }
+}
+
+#[test]
+fn a_players_sessions_are_kept_to_the_newest_twenty() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open_blocking(dir.path()).expect("store");
+    let ana = register(&store, "Ana", 0);
+    register(&store, "Ben", 200);
+    let sessions = u8::try_from(SESSIONS_KEPT).expect("small") + 10;
+    for n in 1..=sessions {
+        store
+            .create_session_blocking([n; 32], ana, now() + u64::from(n), now() + DAY_MS)
+            .expect("session");
+    }
+    let live = |token: u8| {
+        store
+            .session_account_blocking(&[token; 32], now())
+            .expect("read")
+            .is_some()
+    };
+    let kept: Vec<u8> = (0..=sessions).filter(|&t| live(t)).collect();
+    let newest: Vec<u8> = (sessions + 1 - SESSIONS_KEPT as u8..=sessions).collect();
+    assert_eq!(kept, newest, "the newest {SESSIONS_KEPT} of Ana's sessions");
+    assert!(live(200), "another player's session is untouched");
+}
+
+/// The sizes behind BENCHMARKS.md's daily write bound: bytes the redb file grows by per
+/// record kind, measured on the real store.
+#[test]
+fn record_sizes_for_the_daily_write_bound() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open_blocking(dir.path()).expect("store");
+    let file = store.path().to_owned();
+    let size = || std::fs::metadata(&file).expect("file").len();
+    let n = 1_000u64;
+    let before = size();
+    let users: Vec<UserId> = (0..n)
+        .map(|i| {
+            store
+                .register_blocking(
+                    &format!("player{i:06}"),
+                    "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0$0123456789abcdef0123456789abcdef0123456789a",
+                    {
+                        let mut t = [0u8; 32];
+                        t[..8].copy_from_slice(&i.to_le_bytes());
+                        t
+                    },
+                    now(),
+                    now() + DAY_MS,
+                )
+                .expect("register")
+        })
+        .collect();
+    let accounts = size() - before;
+    let before = size();
+    for i in 0..n {
+        let (x, o) = (
+            users[(2 * i % n) as usize],
+            users[((2 * i + 1) % n) as usize],
+        );
+        let mut g = game(
+            &format!("r{i:06}"),
+            user(x, "player000000"),
+            user(o, "player000001"),
+            true,
+        );
+        // The longest Infinite XO games resign at 40 plies in the crash test; take a long one.
+        g.game = Game::Infinite;
+        g.moves = (0..40).map(|m| [0, 3, 1, 4, 6, 5, 2, 7][m % 8]).collect();
+        g.end = GameEnd::Resigned { loser: Mark::O };
+        store.commit_game_blocking(&g).expect("rated");
+    }
+    let rated = size() - before;
+    eprintln!(
+        "record sizes: {} B per account with its first session, {} B per rated game of 40 moves \
+         ({n} of each; growth of the redb file)",
+        accounts / n,
+        rated / n
+    );
+    assert!(accounts > 0 && rated > 0);
 }

@@ -107,6 +107,16 @@ async fn mv(c: &mut Client, cell: u8) -> Option<RequestId> {
     send(c, ClientMsg::Move { id: None, cell }).await
 }
 
+/// The lobby list as this connection is shown it.
+async fn lobby_rows(c: &mut Client) -> Vec<protocol::RoomSummary> {
+    let id = send(c, ClientMsg::WatchLobby { id: None }).await;
+    until(c, "the lobby", |m| match m {
+        ServerMsg::Lobby { id: got, rooms } if *got == id => Some(rooms.clone()),
+        _ => None,
+    })
+    .await
+}
+
 /// Signed-in clients, registered one after another.
 async fn players<const N: usize>(s: &TestServer, names: [&str; N]) -> [Client; N] {
     let mut out = Vec::new();
@@ -321,17 +331,38 @@ async fn seat_moved_reaches_the_player_it_concerns() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn xo_snapshot_lists_marks_in_play_order() {
     let s = TestServer::start().await;
-    let mut kiosk = connect(&s, None).await;
-    let local = OpponentRequest::Local {
-        names: ["Sara".into(), "Omar".into()],
+    // A rated game: games without a registered player are not stored (issue 10.3), and a
+    // local game's seats are names, not accounts.
+    let [mut sara, mut omar] = players(&s, ["sara", "omar"]).await;
+    let room = create(&mut sara, Game::Xo, online(JoiningRequest::Open))
+        .await
+        .id;
+    let id = join(&mut omar, &room, None).await;
+    snapshot(&mut omar, id, "omar seated").await;
+    let id = send(
+        &mut omar,
+        ClientMsg::Ready {
+            id: None,
+            ready: true,
+        },
+    )
+    .await;
+    snapshot(&mut omar, id, "omar ready").await;
+    let id = send(&mut sara, ClientMsg::Start { id: None }).await;
+    let started = snapshot(&mut sara, id, "started").await;
+    let (mut x, mut o) = if started.seats[0].mark == Some(Mark::X) {
+        (sara, omar)
+    } else {
+        (omar, sara)
     };
-    let room = create(&mut kiosk, Game::Xo, local).await.id;
     // X takes the right column bottom up: 8, 5, 2; O plays 0 and 1.
     let mut last = None;
-    for cell in [8, 0, 5, 1, 2] {
-        let id = mv(&mut kiosk, cell).await;
-        last = Some(snapshot(&mut kiosk, id, "local move").await);
+    for (n, cell) in [8, 0, 5, 1, 2].into_iter().enumerate() {
+        let mover = if n % 2 == 0 { &mut x } else { &mut o };
+        let id = mv(mover, cell).await;
+        last = Some(snapshot(mover, id, "move").await);
     }
+    let mut kiosk = x;
     let played = last.expect("five moves");
     assert_eq!(played.x, vec![8, 5, 2], "X's marks oldest first");
     assert_eq!(played.o, vec![0, 1]);
@@ -353,4 +384,201 @@ async fn xo_snapshot_lists_marks_in_play_order() {
     assert_eq!(moves, vec![8, 0, 5, 1, 2]);
     let x_from_moves: Vec<u8> = moves.iter().step_by(2).copied().collect();
     assert_eq!(finished.x, x_from_moves, "snapshot and stored game agree");
+}
+
+/// Issue 11.6, M3.5: a kick banned only the account, so the kicked person could watch again
+/// signed out in the same browser (the same guest cookie). Issue 11.7: the lobby offered them
+/// the room anyway.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kicked_person_signed_out_in_the_same_browser_is_refused() {
+    let s = TestServer::start().await;
+    let browser = "xo_guest=0123456789abcdef0123456789abcdef";
+    let carol_cookie = s.register("carol", "password-123").await;
+    let bob_cookie = s.register("bob", "password-123").await;
+    let mut carol = connect(&s, Some(&carol_cookie)).await;
+    let mut bob = connect(&s, Some(&format!("{bob_cookie}; {browser}"))).await;
+    let room = create(&mut carol, Game::Xo, online(JoiningRequest::Open))
+        .await
+        .id;
+    let id = join(&mut bob, &room, None).await;
+    snapshot(&mut bob, id, "bob seated").await;
+    let id = send(&mut carol, ClientMsg::Kick { id: None }).await;
+    snapshot(&mut carol, id, "carol kicks bob").await;
+
+    // Bob signs out; the browser keeps its guest cookie.
+    let mut signed_out = connect(&s, Some(browser)).await;
+    assert_eq!(signed_out.user, None, "a guest now");
+    let id = send(
+        &mut signed_out,
+        ClientMsg::Open {
+            id: None,
+            room: room.clone(),
+        },
+    )
+    .await;
+    assert_eq!(
+        refusal(&mut signed_out, id, "open after the kick").await,
+        ErrorCode::Kicked
+    );
+    let rows = lobby_rows(&mut signed_out).await;
+    assert!(
+        rows.iter().all(|r| r.id != room),
+        "the kicked browser is not offered the room"
+    );
+    // Someone else's browser sees it and may watch.
+    let mut stranger = connect(&s, None).await;
+    let rows = lobby_rows(&mut stranger).await;
+    assert!(rows.iter().any(|r| r.id == room));
+    let id = send(&mut stranger, ClientMsg::Open { id: None, room }).await;
+    snapshot(&mut stranger, id, "a stranger watches").await;
+}
+
+/// The `next_room` event and the next room's snapshot that follows it on one connection, with
+/// the request id that snapshot echoes.
+async fn follows(c: &mut Client, old: &str, what: &str) -> (RoomView, Option<RequestId>) {
+    let next = until(c, what, |m| match m {
+        ServerMsg::Event(Event::NextRoom { room, next }) if room == old => Some(next.clone()),
+        _ => None,
+    })
+    .await;
+    until(c, what, |m| match m {
+        ServerMsg::Room { room, id } if room.id == next => Some(((**room).clone(), *id)),
+        _ => None,
+    })
+    .await
+}
+
+/// Issue 14.6, M3.12: after a local game, Play again starts the same setup with the sides
+/// swapped in a new room, and whoever watched follows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_again_starts_the_same_setup_with_sides_swapped_and_watchers_follow() {
+    let s = TestServer::start().await;
+    let mut kiosk = connect(&s, None).await;
+    let mut watcher = connect(&s, None).await;
+    let local = OpponentRequest::Local {
+        names: ["Sara".into(), "Omar".into()],
+    };
+    let first = create(&mut kiosk, Game::Xo, local).await;
+    let id = send(
+        &mut watcher,
+        ClientMsg::Open {
+            id: None,
+            room: first.id.clone(),
+        },
+    )
+    .await;
+    snapshot(&mut watcher, id, "watching").await;
+    let id = send(&mut kiosk, ClientMsg::PlayAgain { id: None }).await;
+    assert_eq!(
+        refusal(&mut kiosk, id, "play again mid-game").await,
+        ErrorCode::NotFinished
+    );
+    let id = send(&mut kiosk, ClientMsg::Resign { id: None }).await;
+    snapshot(&mut kiosk, id, "resigned").await;
+    let id = send(&mut kiosk, ClientMsg::PlayAgain { id: None }).await;
+    let (next, echoed) = follows(&mut kiosk, &first.id, "the next game").await;
+    assert_eq!(echoed, id, "the sender's snapshot answers its play_again");
+    assert_ne!(next.id, first.id);
+    assert_eq!(next.phase, Phase::Playing);
+    assert_eq!(next.kind, first.kind);
+    for (old, new) in first.seats.iter().zip(&next.seats) {
+        assert_eq!(
+            old.player.as_ref().map(|p| &p.name),
+            new.player.as_ref().map(|p| &p.name)
+        );
+        assert_eq!(new.mark, old.mark.map(Mark::other), "sides swapped");
+    }
+    assert!(next.you.to_move, "the kiosk plays the new game");
+    let (watched, _) = follows(&mut watcher, &first.id, "the watcher follows").await;
+    assert_eq!(watched.id, next.id);
+    // The old room is gone; the new one is the connection's current room.
+    let id = mv(&mut kiosk, 4).await;
+    assert_eq!(
+        snapshot(&mut kiosk, id, "a move in the new game").await.id,
+        next.id
+    );
+}
+
+/// Issue 14.6, M3.12: after a rated game either player offers a rematch; the other accepts; a
+/// new rated room with the same settings starts with colours swapped, and spectators follow.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accepted_rematch_swaps_colours_in_a_new_rated_room_and_spectators_follow() {
+    let s = TestServer::start().await;
+    let [mut alice, mut bob] = players(&s, ["alice", "bob"]).await;
+    let mut spectator = connect(&s, None).await;
+    let a = create(&mut alice, Game::Infinite, online(JoiningRequest::Open))
+        .await
+        .id;
+    let id = join(&mut bob, &a, None).await;
+    snapshot(&mut bob, id, "bob seated").await;
+    let id = send(
+        &mut bob,
+        ClientMsg::Ready {
+            id: None,
+            ready: true,
+        },
+    )
+    .await;
+    snapshot(&mut bob, id, "bob ready").await;
+    let id = send(&mut alice, ClientMsg::Start { id: None }).await;
+    let started = snapshot(&mut alice, id, "started").await;
+    let id = send(
+        &mut spectator,
+        ClientMsg::Open {
+            id: None,
+            room: a.clone(),
+        },
+    )
+    .await;
+    snapshot(&mut spectator, id, "watching").await;
+    let id = send(&mut bob, ClientMsg::Resign { id: None }).await;
+    snapshot(&mut bob, id, "bob resigns").await;
+
+    let id = send(&mut alice, ClientMsg::OfferRematch { id: None }).await;
+    let offered = snapshot(&mut alice, id, "alice offers a rematch").await;
+    let alice_mark = started.seats[0].mark.expect("alice holds a mark");
+    assert_eq!(offered.rematch_offer, Some(alice_mark));
+    until(&mut bob, "bob told of the offer", |m| {
+        matches!(m, ServerMsg::Event(Event::RematchOffered { by, .. }) if *by == alice_mark)
+            .then_some(())
+    })
+    .await;
+    let id = send(
+        &mut spectator,
+        ClientMsg::AnswerRematch {
+            id: None,
+            accept: true,
+        },
+    )
+    .await;
+    assert_eq!(
+        refusal(&mut spectator, id, "a spectator answers").await,
+        ErrorCode::Spectator
+    );
+    let id = send(
+        &mut bob,
+        ClientMsg::AnswerRematch {
+            id: None,
+            accept: true,
+        },
+    )
+    .await;
+    let (for_bob, echoed) = follows(&mut bob, &a, "bob follows").await;
+    assert_eq!(echoed, id, "bob's snapshot answers his accept");
+    let (for_alice, _) = follows(&mut alice, &a, "alice follows").await;
+    let (watched, _) = follows(&mut spectator, &a, "the spectator follows").await;
+    assert_eq!(for_alice.id, for_bob.id);
+    assert_eq!(watched.id, for_bob.id);
+    assert_ne!(for_bob.id, a);
+    assert_eq!(for_alice.phase, Phase::Playing);
+    assert_eq!(for_alice.kind, started.kind, "same settings, rated");
+    assert_eq!(for_alice.per_move_ms, started.per_move_ms);
+    assert_eq!(
+        for_alice.seats[0].mark,
+        Some(alice_mark.other()),
+        "colours swapped"
+    );
+    assert_eq!(for_alice.you.seat, Some(0));
+    assert_eq!(for_bob.you.seat, Some(1));
+    assert!(watched.you.seat.is_none());
 }

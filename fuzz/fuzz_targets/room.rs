@@ -127,11 +127,15 @@ fn people() -> Vec<Member> {
         conn,
         key: PlayerKey::User(id),
         name: format!("user{id}"),
+        guest_id: format!("g{id}"),
+        device: Some(format!("d{id}")),
     };
     let guest = |conn: ConnId, id: &str| Member {
         conn,
         key: PlayerKey::Guest(id.to_owned()),
         name: rooms::room::guest_name(id),
+        guest_id: id.to_owned(),
+        device: None,
     };
     vec![
         user(1, 1),
@@ -507,7 +511,8 @@ impl World {
                     assert_ne!(from, to);
                     self.vacates.push_back((user, from, to));
                 }
-                Effect::Close(_) => {
+                // The next game (M3.12) is a new room; this one closes as with `Close`.
+                Effect::Close(_) | Effect::NextGame => {
                     let id = live.room.id().to_owned();
                     self.seats.release_room(&id);
                     self.slots[slot] = None;

@@ -240,6 +240,7 @@ pub(crate) mod fixtures {
                     name: name.into(),
                 },
                 rating: Some(1200),
+                name: protocol::Name::Account { name: name.into() },
             }),
             mark: Some(m),
             ready: true,
@@ -277,6 +278,7 @@ pub(crate) mod fixtures {
                 to_move: true,
                 requested: false,
             },
+            rematch_offer: None,
         }
     }
 }
@@ -313,6 +315,7 @@ mod tests {
             end: GameEnd::Resigned { loser: Mark::O },
             rated: true,
             ratings: vec![],
+            pending: false,
         });
         assert_eq!(
             rail_text(&room, Lang::En),
@@ -367,6 +370,7 @@ mod tests {
                 before: 1200,
                 after: 1200,
             }],
+            pending: false,
         });
         assert_eq!(change_for(&room, Some(Mark::X)), Some(0));
         assert_eq!(change_for(&room, Some(Mark::O)), None);

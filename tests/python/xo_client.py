@@ -2,11 +2,11 @@
 
 It proves that the document is enough: against a running firmware-host it
 
-- plays a bot game to its end as a guest (hints, an undo, the stored game over HTTP), after a
+- plays a bot game to its end as a guest (hints, an undo), after a
   ping in postcard (binary frames) to show the variant-index tables are enough to speak it;
 - registers two accounts over HTTP, plays a rated game between them on two WebSockets
   (create, join, ready, start, a draw offer on the opponent's turn, moves to a line) and checks
-  the new ratings on their profiles and the leaderboard;
+  the new ratings on their profiles and the leaderboard, and stores a bot game of an account;
 - checks the documented refusals and their precedence on the way.
 
 Usage: python3 xo_client.py http://127.0.0.1:PORT
@@ -51,6 +51,9 @@ class Http:
 
     def call(self, method, path, body=None):
         """Returns (status, parsed JSON body, headers)."""
+        # State-changing requests are JSON, even when they carry nothing (`{}`).
+        if body is None and method == "POST":
+            body = {}
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.base + path, data=data, method=method)
         if data is not None:
@@ -236,6 +239,21 @@ class Conn:
 # ---- the checks ---------------------------------------------------------------------------
 
 
+async def server_info(base):
+    """The endpoints a client reads before it connects."""
+    http = Http(base)
+    config = http.expect("GET", "/api/config", 200)
+    check(config["protocol_version"] == 1, f"config {config}")
+    check(config["public_url"].startswith("http://"), f"public_url {config['public_url']}")
+    check("local_url" in config and "wifi" in config, f"config {config}")
+    check(http.cookies.get("xo_guest"), "any answer sets a guest cookie")
+    health = http.expect("GET", "/api/health", 200)
+    check(health["status"] == "ok" and health["rooms"] >= 0, f"health {health}")
+    check(isinstance(http.expect("GET", "/api/rooms", 200), list), "the lobby is a list")
+    http.expect_error("GET", "/api/nothing-here", 404, "not_found")
+    http.expect_error("POST", "/api/rooms", 405, "method_not_allowed")
+
+
 async def postcard_ping(base):
     """A ping in postcard gets a postcard pong; a postcard move without a room, its error."""
     http = Http(base)
@@ -258,6 +276,22 @@ async def postcard_ping(base):
     reply = await conn.request("ping")
     check("pong" in reply, f"text ping answered {reply}")
     await conn.close()
+
+
+async def play_bot_with_hints(me, room):
+    """Plays a bot game at difficulty 100 to its end with a hint for every move: a draw."""
+    while room["phase"] == "playing":
+        check(room["you"]["to_move"], "the human is to move in a bot game that goes on")
+        hint = (await me.ok("hint", reply="hint"))["cell"]
+        check(0 <= hint <= 8 and hint not in room["x"] + room["o"], f"hint {hint}")
+        room = await me.ok("move", cell=hint)
+    result = await me.event("result", lambda e: e["room"] == room["id"])
+    check(room["phase"] == "finished", "the game ended")
+    # Perfect play on both sides of XO is a draw.
+    check(result["end"] == "full_board", f"end {result['end']}")
+    check(result["ratings"] == [] and room["result"]["rated"] is False, "bot games are unrated")
+    check(room["result"]["end"] == result["end"], "the snapshot's result matches the event")
+    return room
 
 
 async def bot_game(base):
@@ -291,24 +325,12 @@ async def bot_game(base):
     undone = await me.event("undone")
     check(undone["plies"] == 2, f"undone {undone}")
 
-    while room["phase"] == "playing":
-        check(room["you"]["to_move"], "the human is to move in a bot game that goes on")
-        hint = (await me.ok("hint", reply="hint"))["cell"]
-        check(0 <= hint <= 8 and hint not in room["x"] + room["o"], f"hint {hint}")
-        room = await me.ok("move", cell=hint)
-    result = await me.event("result")
-    check(room["phase"] == "finished", "the game ended")
-    # Perfect play on both sides of XO is a draw.
-    check(result["end"] == "full_board", f"end {result['end']}")
-    check(result["ratings"] == [] and room["result"]["rated"] is False, "bot games are unrated")
-    check(room["result"]["end"] == result["end"], "the snapshot's result matches the event")
+    room = await play_bot_with_hints(me, room)
     await me.refused("move", "game_over", cell=0)
     await me.refused("hint", "hint_unavailable")
 
-    game = http.expect("GET", f"/api/games/{room['id']}", 200)
-    check(game["moves"] == room["moves"], "the stored game has every move in order")
-    check(game["winner"] is None and game["rated"] is False, f"stored game {game}")
-    check(game["o"] == {"bot": {"difficulty": 100}}, f"stored O {game['o']}")
+    # A game without a registered player is not stored.
+    http.expect_error("GET", f"/api/games/{room['id']}", 404, "unknown_game")
 
     left = await me.ok("exit", reply="left")
     check(left["room"] == room["id"], "left names the room")
@@ -367,6 +389,16 @@ async def rated_game(base):
     check(sara.hello["user"] == sara_id and sara.hello["name"] == sara_name, f"hello {sara.hello}")
     await omar.ok("watch_lobby", reply="lobby")
 
+    # A registered player's bot game is stored, unrated, for replay.
+    bot = await sara.ok(
+        "create_room", room={"game": "xo", "opponent": {"bot": {"difficulty": 100}}}
+    )
+    bot = await play_bot_with_hints(sara, bot)
+    game = stranger.expect("GET", f"/api/games/{bot['id']}", 200)
+    check(game["moves"] == bot["moves"], "the stored game has every move in order")
+    check(game["winner"] is None and game["rated"] is False, f"stored game {game}")
+    check(game["x"] == {"user": {"id": sara_id, "name": sara_name}}, f"stored X {game['x']}")
+    check(game["o"] == {"bot": {"difficulty": 100}}, f"stored O {game['o']}")
     # A bot game in progress does not count as a seat (M3.4 is about online rooms).
     bot = await sara.ok("create_room", room={"game": "xo", "opponent": {"bot": {}}})
     check(bot["phase"] == "playing", "sara plays the bot")
@@ -432,9 +464,9 @@ async def rated_game(base):
         await mover.ok("move", cell=cell)
     await x.ok("move", cell=2)
     for conn in (x, o, watcher):
-        moved = await conn.event("moved", lambda e: e["cell"] == 2)
-        check(moved["mark"] == "X" and moved["room"] == rid, f"moved {moved}")
-        result = await conn.event("result")
+        moved = await conn.event("moved", lambda e: e["room"] == rid and e["cell"] == 2)
+        check(moved["mark"] == "X" and not moved["bot"], f"moved {moved}")
+        result = await conn.event("result", lambda e: e["room"] == rid)
         check(result["end"] == {"line": {"winner": "X", "line": [0, 1, 2]}}, f"end {result['end']}")
         check(
             [(r["user"], r["mark"], r["before"], r["after"]) for r in result["ratings"]]
@@ -485,6 +517,7 @@ async def rated_game(base):
 
 async def main(base):
     checks = [
+        ("server info over HTTP", server_info),
         ("postcard ping and error", postcard_ping),
         ("bot game to its end", bot_game),
         ("rated game between two accounts", rated_game),

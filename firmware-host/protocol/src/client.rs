@@ -128,6 +128,24 @@ pub enum ClientMsg {
         #[serde(default)]
         id: Option<RequestId>,
     },
+    /// Bot and local games, once finished: the same setup again in a new room (local sides
+    /// swapped), answered by `next_room` and the new room's snapshot (M3.12).
+    PlayAgain {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Online games, once finished: offer the opponent a rematch with colours swapped (M3.12).
+    /// Offering while the opponent's offer is pending accepts it.
+    OfferRematch {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Answer the opponent's rematch offer (M3.12); accepting starts the new rated room.
+    AnswerRematch {
+        #[serde(default)]
+        id: Option<RequestId>,
+        accept: bool,
+    },
 }
 
 /// Matches `$msg` binding `$id` to the id field of every message that has one; the hello has
@@ -155,7 +173,10 @@ macro_rules! match_id {
             | ClientMsg::Resign { $id }
             | ClientMsg::Exit { $id }
             | ClientMsg::Hint { $id }
-            | ClientMsg::Undo { $id } => $some,
+            | ClientMsg::Undo { $id }
+            | ClientMsg::PlayAgain { $id }
+            | ClientMsg::OfferRematch { $id }
+            | ClientMsg::AnswerRematch { $id, .. } => $some,
         }
     };
 }

@@ -41,7 +41,7 @@ pub use error::ErrorCode;
 pub use frame::{Frame, FrameError, Framing, decode_client, decode_server};
 pub use server::{CloseReason, Event, ServerMsg};
 pub use view::{
-    ClockView, EloPreview, JoinRequestView, Joining, Phase, PlayerView, ResultView, RoomKind,
+    ClockView, EloPreview, JoinRequestView, Joining, Name, Phase, PlayerView, ResultView, RoomKind,
     RoomSummary, RoomView, SeatView, YouView,
 };
 

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorCode;
 use crate::records::{GameEnd, RatingUpdate, UserId};
-use crate::view::{RoomSummary, RoomView};
+use crate::view::{Name, RoomSummary, RoomView};
 use crate::{RequestId, RoomId};
 
 /// A message from the server.
@@ -18,11 +18,13 @@ pub enum ServerMsg {
         version: u32,
         /// The signed-in player's id, if any.
         user: Option<UserId>,
-        /// The name the server shows for this client.
+        /// The name the server shows for this client, in English (for older clients).
         name: String,
         /// Limits the client must respect.
         max_frame_bytes: u32,
         max_messages_per_s: u32,
+        /// The same name as a kind, for the client to word in its language.
+        you: Name,
     },
     /// Answers `ping`.
     Pong { id: Option<RequestId> },
@@ -97,6 +99,14 @@ pub enum Event {
     Kicked { room: RoomId },
     /// The room closed.
     RoomClosed { room: RoomId, reason: CloseReason },
+    /// M3.12: the player holding `by` in the finished game offers a rematch.
+    RematchOffered { room: RoomId, by: Mark },
+    /// M3.12: `by` declined the pending rematch offer.
+    RematchDeclined { room: RoomId, by: Mark },
+    /// M3.12: the next game of this room is room `next` (a play again or an accepted rematch).
+    /// Sent to every viewer of `room`, players and spectators; the server makes `next` their
+    /// current room and sends its snapshot next.
+    NextRoom { room: RoomId, next: RoomId },
 }
 
 /// Why a room closed.

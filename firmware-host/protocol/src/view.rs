@@ -60,6 +60,23 @@ pub struct SeatView {
 pub struct PlayerView {
     pub player: PlayerRef,
     pub rating: Option<i32>,
+    /// The name as a kind the client words in its own language.
+    pub name: Name,
+}
+
+/// A name as a kind, for the client to word in its language (U6): the server never makes an
+/// English name the client would have to translate. Names people chose are sent as they are.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Name {
+    /// A registered player: their username.
+    Account { name: String },
+    /// A guest: "Guest" and `tag`, a few characters of their anonymous id (may be empty).
+    Guest { tag: String },
+    /// The bot at a difficulty of 0–100 (T4).
+    Bot { difficulty: u8 },
+    /// One of the two names typed for a local game (M2.1).
+    Local { name: String },
 }
 
 /// The running move clock (M3.7). Time is a duration from the moment the server sent the view.
@@ -97,8 +114,13 @@ pub struct JoinRequestView {
 pub struct ResultView {
     pub end: GameEnd,
     pub rated: bool,
-    /// In X, O order; empty for unrated games.
+    /// In X, O order; empty for unrated games, and while `pending`.
     pub ratings: Vec<RatingUpdate>,
+    /// A rated result the server could not store yet (its card cannot write): it is kept and
+    /// retried, never turned into an unrated result; a later snapshot has `pending: false`
+    /// and the ratings.
+    #[serde(default)]
+    pub pending: bool,
 }
 
 /// The reader's own place in the room.
@@ -146,6 +168,9 @@ pub struct RoomView {
     /// Undo is possible now for this reader (M1.3, M2.2).
     pub can_undo: bool,
     pub you: YouView,
+    /// The mark (as held in the finished game) whose rematch offer is pending (M3.12).
+    #[serde(default)]
+    pub rematch_offer: Option<Mark>,
 }
 
 /// One row of the lobby.
@@ -156,10 +181,14 @@ pub struct RoomSummary {
     /// The passcode is never in a summary.
     pub kind: RoomKind,
     pub phase: Phase,
-    /// Display names of the seated players, host first.
+    /// Display names of the seated players, host first, in English (for older clients; see
+    /// `names`).
     pub players: Vec<String>,
     /// Seat 2 is free to ask for.
     pub open_seat: bool,
     pub per_move_ms: Option<u32>,
     pub spectators: u32,
+    /// The seated players' names as kinds, host first, for the client to word.
+    #[serde(default)]
+    pub names: Vec<Name>,
 }

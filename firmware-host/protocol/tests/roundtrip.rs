@@ -68,6 +68,9 @@ fn every_client_msg() -> Vec<ClientMsg> {
         ClientMsg::Exit { id },
         ClientMsg::Hint { id },
         ClientMsg::Undo { id },
+        ClientMsg::PlayAgain { id },
+        ClientMsg::OfferRematch { id },
+        ClientMsg::AnswerRematch { id, accept: false },
     ]
 }
 
@@ -90,6 +93,9 @@ fn sample_view() -> RoomView {
                         name: "sara".into(),
                     },
                     rating: Some(1216),
+                    name: Name::Account {
+                        name: "sara".into(),
+                    },
                 }),
                 mark: Some(Mark::X),
                 ready: true,
@@ -131,6 +137,7 @@ fn sample_view() -> RoomView {
                 before: 1200,
                 after: 1216,
             }],
+            pending: false,
         }),
         elo: Some(EloPreview {
             x_rating: 1200,
@@ -147,6 +154,7 @@ fn sample_view() -> RoomView {
             to_move: false,
             requested: false,
         },
+        rematch_offer: Some(Mark::O),
     }
 }
 
@@ -185,6 +193,18 @@ fn every_server_msg() -> Vec<ServerMsg> {
             to: "zzz999".into(),
         },
         Event::Kicked { room: room.clone() },
+        Event::RematchOffered {
+            room: room.clone(),
+            by: Mark::X,
+        },
+        Event::RematchDeclined {
+            room: room.clone(),
+            by: Mark::O,
+        },
+        Event::NextRoom {
+            room: room.clone(),
+            next: "next22".into(),
+        },
     ];
     for end in [
         GameEnd::FullBoard,
@@ -217,6 +237,7 @@ fn every_server_msg() -> Vec<ServerMsg> {
             name: "sara".into(),
             max_frame_bytes: 4096,
             max_messages_per_s: 20,
+            you: Name::Guest { tag: "e6ce".into() },
         },
         ServerMsg::Pong { id: Some(1) },
         ServerMsg::Lobby {
@@ -230,6 +251,15 @@ fn every_server_msg() -> Vec<ServerMsg> {
                 open_seat: true,
                 per_move_ms: None,
                 spectators: 0,
+                names: vec![
+                    Name::Account {
+                        name: "sara".into(),
+                    },
+                    Name::Bot { difficulty: 50 },
+                    Name::Local {
+                        name: "Omar".into(),
+                    },
+                ],
             }],
         },
         ServerMsg::Room {

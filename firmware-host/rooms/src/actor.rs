@@ -15,8 +15,9 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 
-use crate::handle::{Outbox, RoomHandle, RoomMsg};
+use crate::handle::{Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::persistence::Persistence;
+use crate::room::passcode;
 use crate::room::{Audience, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
 use crate::shared::{Shared, wall_ms};
@@ -84,6 +85,69 @@ struct Actor {
     outboxes: HashMap<ConnId, (PlayerKey, Outbox)>,
     saver: watch::Sender<SaveOp>,
     closed: bool,
+    /// A rated result the store could not take yet (issue 10.2).
+    pending: Option<PendingResult>,
+}
+
+/// First wait before storing a pending result again; it doubles up to [`RETRY_MAX`].
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+/// Longest wait between two attempts: the store heals within about a second of the card
+/// working again, so a result is stored a few seconds after that at the latest.
+const RETRY_MAX: Duration = Duration::from_secs(5);
+
+/// A rated result kept in memory while the card cannot write: retried until stored, never
+/// turned into an unrated result (lost only if the server stops first).
+struct PendingResult {
+    game: FinishedGame,
+    retry_at: Instant,
+    backoff: Duration,
+}
+
+impl PendingResult {
+    fn new(game: FinishedGame) -> PendingResult {
+        PendingResult {
+            game,
+            retry_at: Instant::now() + RETRY_FIRST,
+            backoff: RETRY_FIRST,
+        }
+    }
+
+    fn later(mut self) -> PendingResult {
+        self.backoff = (self.backoff * 2).min(RETRY_MAX);
+        self.retry_at = Instant::now() + self.backoff;
+        self
+    }
+}
+
+/// Goes on storing a pending result after its room closed, until it is stored or the server
+/// stops.
+fn keep_retrying(shared: &Arc<Shared>, pending: PendingResult) {
+    let store = shared.store.clone();
+    let mut stopping = shared.stopping.subscribe();
+    let task = tokio::spawn(async move {
+        let mut pending = pending;
+        loop {
+            tokio::select! {
+                () = sleep_until(pending.retry_at) => {}
+                _ = stopping.wait_for(|stop| *stop) => {
+                    tracing::error!(room = %pending.game.id, "server stopping: a rated result was never stored");
+                    return;
+                }
+            }
+            match store.commit_game(&pending.game).await {
+                Ok(_) => {
+                    tracing::info!(room = %pending.game.id, "pending result stored after its room closed");
+                    return;
+                }
+                Err(e) if e.is_unavailable() => pending = pending.later(),
+                Err(e) => {
+                    tracing::error!(room = %pending.game.id, error = %e, "pending result refused by the store");
+                    return;
+                }
+            }
+        }
+    });
+    shared.track(task);
 }
 
 async fn run(
@@ -100,6 +164,7 @@ async fn run(
         outboxes: HashMap::new(),
         saver,
         closed: false,
+        pending: None,
     };
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
@@ -110,10 +175,17 @@ async fn run(
             .deadline_ms()
             .map(|ms| actor.shared.instant_at(ms));
         // A room nobody views closes after a while, except an online game in progress, which
-        // its clock finishes (M3.10: clocks keep running while players are away).
-        let idle = (actor.room.is_empty()
-            && !(actor.room.settings().is_online() && actor.room.phase() == Phase::Playing))
-            .then(|| empty_since + actor.shared.config.idle_room_close);
+        // its clock finishes (M3.10: clocks keep running while players are away). A bot or
+        // local game nobody views is abandoned: it ends sooner.
+        let online = actor.room.settings().is_online();
+        let after = if online {
+            actor.shared.config.idle_room_close
+        } else {
+            actor.shared.config.unviewed_game_close
+        };
+        let idle = (actor.room.is_empty() && !(online && actor.room.phase() == Phase::Playing))
+            .then(|| empty_since + after);
+        let retry = actor.pending.as_ref().map(|p| p.retry_at);
         tokio::select! {
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
@@ -166,6 +238,9 @@ async fn run(
                 });
                 actor.carry_out(fx, None).await;
             }
+            () = async { sleep_until(retry.expect("guarded by the branch condition")).await }, if retry.is_some() => {
+                actor.retry_pending().await;
+            }
             () = async { sleep_until(idle.expect("guarded by the branch condition")).await }, if idle.is_some() => {
                 actor.carry_out(vec![Effect::Close(CloseReason::Idle)], None).await;
             }
@@ -180,6 +255,16 @@ async fn run(
                 reason: CloseReason::Shutdown,
             }))
         });
+    }
+    if let Some(pending) = actor.pending.take() {
+        // Stopping: one last try; a card that still fails loses this result (as a power cut
+        // would), which the log says.
+        match actor.shared.store.commit_game(&pending.game).await {
+            Ok(_) => tracing::info!(room = %pending.game.id, "pending result stored at shutdown"),
+            Err(e) => {
+                tracing::error!(room = %pending.game.id, error = %e, "a rated result was never stored")
+            }
+        }
     }
     // No intent is dropped unanswered: new sends now fail (the session answers `room_closed`),
     // and what is already queued is answered here.
@@ -257,8 +342,12 @@ impl Actor {
             }
             Err(refusal) => {
                 if refusal.code == ErrorCode::WrongPasscode {
-                    // Logged at info: a run of these is someone guessing (M3.3).
-                    tracing::info!(room = %self.room.id(), user = ?member.user(), message = %refusal.message, "passcode refused");
+                    // A run of these is someone guessing (M3.3).
+                    if refusal.message.starts_with(passcode::LOCKED_OUT) {
+                        tracing::warn!(room = %self.room.id(), user = ?member.user(), "passcode refused: too many wrong passcodes");
+                    } else {
+                        tracing::info!(room = %self.room.id(), user = ?member.user(), "wrong passcode");
+                    }
                 }
                 // Bad input: the sender alone is told; the room is unchanged. Refusals are
                 // ordinary (a tap out of turn), so they are logged at debug level only.
@@ -333,6 +422,10 @@ impl Actor {
                         );
                     }
                 }
+                Effect::Commit(game) if game.rated => {
+                    let fx = self.commit_rated(game).await;
+                    queue.extend(fx);
+                }
                 Effect::Commit(game) => {
                     let (room, end, rated) = (game.id.clone(), game.end, game.rated);
                     let fx = match self.commit(game).await {
@@ -381,6 +474,11 @@ impl Actor {
                         None => tracing::debug!(room = %from, "moved player's old room is gone"),
                     }
                 }
+                Effect::NextGame => {
+                    if self.next_game(sender) {
+                        queue.push_front(Effect::Close(CloseReason::Ended));
+                    }
+                }
                 Effect::Close(reason) => {
                     let id = self.room.id().to_owned();
                     for (conn, (_, outbox)) in self.outboxes.drain() {
@@ -400,6 +498,9 @@ impl Actor {
                         );
                     }
                     self.shared.seats.clone().release_room(&id);
+                    if let Some(pending) = self.pending.take() {
+                        keep_retrying(&self.shared, pending);
+                    }
                     self.saver.send_replace(SaveOp::Delete);
                     self.shared.lobby.remove(&id);
                     self.closed = true;
@@ -410,6 +511,57 @@ impl Actor {
         if changed {
             self.publish(sender);
         }
+    }
+
+    /// M3.12: starts this room's next game in a new room and moves every viewer there (an event
+    /// `next_room`, then the new room's snapshot); `true` when it did, so this room closes.
+    fn next_game(&mut self, sender: Option<(ConnId, Option<RequestId>)>) -> bool {
+        let id = self.shared.fresh_room_id(&mut self.rng);
+        let mut seats = self.shared.seats.clone();
+        let mut ctx = Ctx {
+            now_ms: self.shared.now_ms(),
+            wall_ms: wall_ms(),
+            rng: &mut self.rng,
+            seats: &mut seats,
+        };
+        let mut next = match self.room.next_game(id, &mut ctx) {
+            Ok(next) => next,
+            Err(refusal) => {
+                // A player took a seat elsewhere since the room checked: only the sender is
+                // told, and the finished room stays.
+                if let Some((conn, id)) = sender
+                    && let Some((_, outbox)) = self.outboxes.get(&conn)
+                {
+                    deliver(outbox, ServerMsg::error(id, refusal.code, refusal.message));
+                }
+                return false;
+            }
+        };
+        let fx = next.resume(&mut ctx);
+        let next_id = next.id().to_owned();
+        tracing::info!(room = %self.room.id(), next = %next_id, "next game");
+        let handle = spawn(next, fx, self.shared.clone());
+        let old = self.room.id().to_owned();
+        for (conn, (_, outbox)) in self.outboxes.drain() {
+            deliver(
+                &outbox,
+                ServerMsg::Event(Event::NextRoom {
+                    room: old.clone(),
+                    next: next_id.clone(),
+                }),
+            );
+            let id = sender.filter(|(c, _)| *c == conn).and_then(|(_, id)| id);
+            if outbox
+                .try_send(ToSession::Follow {
+                    room: handle.clone(),
+                    id,
+                })
+                .is_err()
+            {
+                tracing::debug!(conn, "viewer too slow to follow to the next game");
+            }
+        }
+        true
     }
 
     /// Sends every viewer its snapshot, updates the lobby and saves the room.
@@ -429,7 +581,9 @@ impl Actor {
         for conn in dead {
             self.drop_conn(conn);
         }
-        self.shared.lobby.update(self.room.summary());
+        self.shared
+            .lobby
+            .update(self.room.summary(), self.room.bans());
         let op = match self.room.phase() {
             // A finished game is in the games table; its room is no longer restored.
             Phase::Finished => SaveOp::Delete,
@@ -459,6 +613,64 @@ impl Actor {
         self.room.disconnect(conn);
     }
 
+    /// Stores a rated result (P3). When the card cannot write, the result is kept and shown as
+    /// pending, and retried from the room's loop (issue 10.2); only a result the store refuses
+    /// for what it holds (it can never be stored) is announced without ratings.
+    async fn commit_rated(&mut self, game: FinishedGame) -> Vec<Effect> {
+        let (room, end) = (game.id.clone(), game.end);
+        match self.shared.store.commit_game(&game).await {
+            Ok(updates) => {
+                tracing::info!(%room, ?end, rated = true, "game stored");
+                self.room.committed(updates)
+            }
+            Err(e) if e.is_unavailable() => {
+                tracing::warn!(%room, error = %e, "storage unavailable: the rated result is pending");
+                self.pending = Some(PendingResult::new(game));
+                self.room.commit_pending()
+            }
+            Err(e) => {
+                tracing::error!(%room, error = %e, "rated result refused by the store");
+                self.storage_error();
+                self.room.commit_failed()
+            }
+        }
+    }
+
+    /// Tries a pending result again.
+    async fn retry_pending(&mut self) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        let room = pending.game.id.clone();
+        match self.shared.store.commit_game(&pending.game).await {
+            Ok(updates) => {
+                tracing::info!(%room, "pending result stored");
+                let fx = self.room.committed(updates);
+                self.carry_out(fx, None).await;
+            }
+            Err(e) if e.is_unavailable() => {
+                tracing::debug!(%room, error = %e, "pending result still not stored");
+                self.pending = Some(pending.later());
+            }
+            Err(e) => {
+                tracing::error!(%room, error = %e, "pending result refused by the store");
+                self.storage_error();
+                let fx = self.room.commit_failed();
+                self.carry_out(fx, None).await;
+            }
+        }
+    }
+
+    fn storage_error(&mut self) {
+        self.broadcast(|_| {
+            Some(ServerMsg::error(
+                None,
+                ErrorCode::Storage,
+                "the result could not be stored; ratings are unchanged",
+            ))
+        });
+    }
+
     /// Stores a finished game, retrying a few times; the rating updates, or `None` if it
     /// could not be stored.
     async fn commit(&self, game: FinishedGame) -> Option<Vec<RatingUpdate>> {
@@ -477,5 +689,5 @@ impl Actor {
 
 /// Queues a message for a connection; `false` when the connection is gone or too slow.
 fn deliver(outbox: &Outbox, msg: ServerMsg) -> bool {
-    outbox.try_send(msg).is_ok()
+    outbox.try_send(ToSession::Msg(msg)).is_ok()
 }

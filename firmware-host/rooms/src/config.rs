@@ -21,6 +21,9 @@ pub struct HubConfig {
     /// A room nobody views closes after this long (finished rooms, abandoned bot and local
     /// games, waiting rooms); online games in progress run until their clocks end them.
     pub idle_room_close: Duration,
+    /// A bot or local game nobody views ends after this long (issue 14: an abandoned game must
+    /// not stay "Playing" in the lobby); long enough for a page reload to come back to it.
+    pub unviewed_game_close: Duration,
     /// Messages queued for one connection before it counts as too slow and is dropped.
     pub outbox_capacity: usize,
     /// A new connection that has not sent its hello within this is closed.
@@ -55,6 +58,7 @@ impl Default for HubConfig {
             burst: 40,
             max_bad_frames: 10,
             idle_room_close: Duration::from_secs(30 * 60),
+            unviewed_game_close: Duration::from_secs(60),
             outbox_capacity: 256,
             hello_timeout: Duration::from_secs(10),
             send_timeout: Duration::from_secs(10),

@@ -10,7 +10,7 @@ use protocol::ServerMsg;
 use protocol::records::UserId;
 use tokio::sync::oneshot;
 
-use crate::handle::Outbox;
+use crate::handle::{Outbox, ToSession};
 use crate::room::{ConnId, PlayerKey};
 
 struct Conn {
@@ -78,7 +78,7 @@ impl Conns {
     /// it is too slow and its room drops it at the next snapshot.
     pub(crate) fn send_to_person(&self, key: &PlayerKey, msg: &ServerMsg) {
         for conn in self.lock().values().filter(|c| c.key == *key) {
-            if conn.outbox.try_send(msg.clone()).is_err() {
+            if conn.outbox.try_send(ToSession::Msg(msg.clone())).is_err() {
                 tracing::debug!(?key, "person-addressed event not queued: connection full");
             }
         }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use protocol::{CreateRoom, ErrorCode};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
 
 use crate::actor;
 use crate::handle::{RoomHandle, RoomMsg};
@@ -69,12 +68,7 @@ pub(crate) fn create(
         ));
     }
     let mut rng = StdRng::from_rng(&mut rand::rng());
-    let id = loop {
-        let id = room_id(&mut rng);
-        if !shared.lobby.contains(&id) && !id_of_stored_game(shared, &id) {
-            break id;
-        }
-    };
+    let id = shared.fresh_room_id(&mut rng);
     let mut seats = shared.seats.clone();
     if let (true, Some(user)) = (settings.is_online(), member.user()) {
         // M3.4: a player sits in at most one waiting or active room.
@@ -95,23 +89,4 @@ pub(crate) fn create(
     let fx = room.resume(&mut ctx);
     tracing::info!(room = %room.id(), game = %room.settings().game, "room created");
     Ok(actor::spawn(room, fx, shared.clone()))
-}
-
-/// Whether a stored game uses `id` (issue 10.4: a new room must not clash with an old game, or
-/// its result could not be stored). One short read. When the store cannot be read the id counts
-/// as free: room creation must not wait on a failing card, and a clash among 31^6 ids is
-/// unlikely.
-fn id_of_stored_game(shared: &Shared, id: &str) -> bool {
-    shared.store.room_id_taken_blocking(id).unwrap_or_else(|e| {
-        tracing::warn!(room = id, error = %e, "cannot check a new room id against stored games");
-        false
-    })
-}
-
-/// A short id that is easy to read aloud and type: no 0/o, 1/l/i.
-fn room_id(rng: &mut StdRng) -> String {
-    const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
-    (0..6)
-        .map(|_| char::from(*ALPHABET.choose(rng).expect("alphabet is not empty")))
-        .collect()
 }

@@ -9,7 +9,19 @@ use crate::room::{ConnId, Intent, Member};
 
 /// Where a connection's outgoing messages go. Bounded: a connection that does not keep up is
 /// dropped from the room rather than slowing it down.
-pub(crate) type Outbox = mpsc::Sender<ServerMsg>;
+pub(crate) type Outbox = mpsc::Sender<ToSession>;
+
+/// What a room sends a connection's session.
+pub(crate) enum ToSession {
+    /// A message for the client.
+    Msg(ServerMsg),
+    /// M3.12: the room's next game is `room`; make it the current room and open it, echoing
+    /// `id` (the request that made it, for its sender) in the snapshot.
+    Follow {
+        room: RoomHandle,
+        id: Option<RequestId>,
+    },
+}
 
 /// What a room task receives.
 pub(crate) enum RoomMsg {

@@ -90,6 +90,15 @@ impl Hub {
         self.shared.lobby.list()
     }
 
+    /// The lobby list as `who` may see it: without the rooms they were kicked from (M3.5),
+    /// whether they come back signed in, signed out in the same browser or with the same device
+    /// token. For `GET /api/rooms`.
+    pub fn lobby_for(&self, who: &Identity) -> Vec<RoomSummary> {
+        self.shared
+            .lobby
+            .list_for(&crate::room::Member::from_identity(0, who))
+    }
+
     /// S3: ends sign-in session `session` on every WebSocket opened with it: each is sent
     /// `{"error":{"code":"signed_out",…}}` and closed with code 4001 `signed_out`, so the client
     /// reconnects (as a guest once its cookie is gone). Call it when the session ends (logout).

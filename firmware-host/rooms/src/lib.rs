@@ -40,17 +40,21 @@
 //! | M3.3 wrong-passcode throttle | `room/passcode.rs` |
 //! | M3.3 passcode only to the host | `room/view.rs` |
 //! | M3.4 one seat per player | `seats.rs`; claimed in `create.rs` and `room/seating.rs` (`seat_guest`, `start`, `vacate`) |
-//! | M3.5 kick | `room/seating.rs` (`kick`); refused views in `room/errors.rs` |
+//! | M3.5 kick, banning account, browser and device | `room/seating.rs` (`kick`), `room/bans.rs`; refused views in `room/errors.rs`; rows hidden in `lobby.rs` |
 //! | M3.6 ready, start, marks at random | `room/seating.rs` (`ready`, `start`) |
 //! | M3.7 clocks | `room/clock.rs`; the timer in `actor.rs` |
 //! | M3.8 draw offers | `room/offers.rs`; withdrawn by a move in `room/play.rs` |
 //! | M3.10 presence, idle rooms | `room/seating.rs` (`open`, `disconnect`), `room/view.rs` (`present`); idle close in `actor.rs` |
 //! | M4 spectators | `room/seating.rs` (`open`), `room/view.rs` (count, what they see), `room/errors.rs` (what they may not do) |
+//! | M3.12 play again, rematch (spectators follow) | `room/rematch.rs`; the new room and the move of every viewer in `actor.rs` (`next_game`), followed in `session.rs` |
+//! | Abandoned bot and local games end (`unviewed_game_close`) | `actor.rs` (idle timer), `config.rs` |
+//! | U6 names as kinds the client words | `room/occupant.rs`, `room/member.rs` (`name_kind`) |
 //! | E2, E3 rated results, P3 stored before announced | `room/result.rs`; the store call in `actor.rs` |
 //! | E4 ELO preview | `room/view.rs` |
 //! | P3 open rooms survive a restart | `saved.rs`; written by the saver in `actor.rs`, restored in `hub.rs` |
 //! | Bad input: which refusal wins | `room/errors.rs` |
 //! | Bad input: frames, sizes, rates, hello | `session.rs` (limits in `config.rs`) |
+//! | S3 sessions ended on open WebSockets | `conns.rs`, `hub.rs` (`end_session`, `end_user_sessions`), `session.rs` (close 4001) |
 //! | S4 room limits per host and server | `create.rs` |
 //!
 //! # Rules an outside client asks about
@@ -71,6 +75,14 @@
 //! - **Every intent is answered**: a snapshot (with the intent's `id`), `left`, `hint` or an
 //!   error; one sent to a room that is closing is answered `room_closed` (`actor.rs`).
 //! - **Marks in snapshots** (`x`, `o`) are in play order, oldest first, in both games.
+//! - **Names the server makes** are sent as kinds (`protocol::Name`: account, guest with a tag,
+//!   bot with its difficulty, local name) beside the old English strings.
+//! - **Play again / rematch** (M3.12): `play_again` (bot, local: the device's person, after the
+//!   end), `offer_rematch` / `answer_rematch` (online: seated players, after the end; one offer
+//!   each per game; offering while the opponent's offer is pending accepts it). The next game is
+//!   a new room; every viewer of the old one gets `next_room` and the new room's snapshot, and
+//!   the new room is their current room. A bot or local game nobody views ends after
+//!   `HubConfig::unviewed_game_close` (60 s).
 //! - **Sign-out** (S3): a WebSocket whose sign-in session ends gets the error `signed_out` and a
 //!   close frame with code 4001 `signed_out` (`Hub::end_session`, `Hub::end_user_sessions`).
 //!
@@ -91,7 +103,13 @@
 //!     },
 //!     false, // a guest may play the bot
 //! )?;
-//! let me = Member { conn: 1, key: PlayerKey::Guest("kiosk".into()), name: "Guest".into() };
+//! let me = Member {
+//!     conn: 1,
+//!     key: PlayerKey::Guest("kiosk".into()),
+//!     name: "Guest".into(),
+//!     guest_id: "kiosk".into(),
+//!     device: None,
+//! };
 //! let mut rng = rand::rngs::StdRng::seed_from_u64(1);
 //! let mut seats = Seats::default();
 //! let mut ctx = Ctx { now_ms: 0, wall_ms: 0, rng: &mut rng, seats: &mut seats };

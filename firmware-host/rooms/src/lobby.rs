@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use protocol::{Phase, RoomId, RoomKind, RoomSummary};
+use rand::seq::IndexedRandom;
 use tokio::sync::watch;
 
 use crate::handle::RoomHandle;
-use crate::room::PlayerKey;
+use crate::room::{Bans, Member, PlayerKey};
 
 struct Entry {
     handle: RoomHandle,
@@ -19,6 +20,8 @@ struct Entry {
     host: PlayerKey,
     /// Creation order, for a stable list.
     seq: u64,
+    /// Who may not see the row (M3.5: kicked people cannot view the room).
+    bans: Bans,
 }
 
 #[derive(Default)]
@@ -55,6 +58,19 @@ impl Lobby {
 
     pub(crate) fn contains(&self, id: &str) -> bool {
         self.lock().by_id.contains_key(id)
+    }
+
+    /// An id no open room has: short and easy to read aloud and type (no 0/o, 1/l/i).
+    pub(crate) fn fresh_id<R: rand::Rng>(&self, rng: &mut R) -> RoomId {
+        const ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+        loop {
+            let id: String = (0..6)
+                .map(|_| char::from(*ALPHABET.choose(rng).expect("the alphabet is not empty")))
+                .collect();
+            if !self.contains(&id) {
+                return id;
+            }
+        }
     }
 
     /// Rooms open in all, and those of them `host` created.
@@ -104,17 +120,22 @@ impl Lobby {
                     summary,
                     host,
                     seq,
+                    bans: Bans::default(),
                 },
             );
         }
         self.bump();
     }
 
-    /// Replaces a room's summary; a no-op for an unknown room or an unchanged summary.
-    pub(crate) fn update(&self, summary: RoomSummary) {
+    /// Replaces a room's summary and who may not see it; a no-op for an unknown room or when
+    /// neither changed.
+    pub(crate) fn update(&self, summary: RoomSummary, bans: &Bans) {
         let changed = match self.lock().by_id.get_mut(&summary.id) {
-            Some(entry) if entry.summary != summary => {
+            Some(entry) if entry.summary != summary || entry.bans != *bans => {
                 entry.summary = summary;
+                if entry.bans != *bans {
+                    entry.bans = bans.clone();
+                }
                 true
             }
             _ => false,
@@ -145,8 +166,17 @@ impl Lobby {
     /// Every room, waiting rooms first, then games in progress, then finished ones, each in
     /// creation order.
     pub(crate) fn list(&self) -> Vec<RoomSummary> {
+        self.list_where(|_| true)
+    }
+
+    /// The list as `member` may see it: without the rooms they were kicked from (M3.5).
+    pub(crate) fn list_for(&self, member: &Member) -> Vec<RoomSummary> {
+        self.list_where(|e| !e.bans.bans(member))
+    }
+
+    fn list_where(&self, shown: impl Fn(&Entry) -> bool) -> Vec<RoomSummary> {
         let rooms = self.lock();
-        let mut entries: Vec<&Entry> = rooms.by_id.values().collect();
+        let mut entries: Vec<&Entry> = rooms.by_id.values().filter(|e| shown(e)).collect();
         let rank = |p: Phase| match p {
             Phase::Waiting => 0,
             Phase::Playing => 1,

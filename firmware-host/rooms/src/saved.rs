@@ -11,7 +11,7 @@ use protocol::{Phase, RoomId};
 use serde::{Deserialize, Serialize};
 
 use crate::room::passcode::Passcodes;
-use crate::room::{PlayerKey, Room, Seat};
+use crate::room::{Bans, PlayerKey, Room, Seat};
 use crate::seats::SeatBook;
 use crate::settings::Settings;
 
@@ -19,6 +19,14 @@ use crate::settings::Settings;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 enum Saved {
     V1(SavedV1),
+    /// Adds the kicked players' device tokens (M3.5 bans the browser, not only the account).
+    V2(SavedV2),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct SavedV2 {
+    base: SavedV1,
+    kicked_devices: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,7 +71,7 @@ impl std::error::Error for RestoreError {}
 impl Room {
     /// The room's saved form (viewers, clocks and results are not saved).
     pub fn save(&self) -> Vec<u8> {
-        let saved = Saved::V1(SavedV1 {
+        let base = SavedV1 {
             id: self.id.clone(),
             settings: self.settings.clone(),
             host: self.host.clone(),
@@ -75,9 +83,13 @@ impl Room {
                 .last_offer
                 .map(|o| o.map(|n| u32::try_from(n).unwrap_or(u32::MAX))),
             requests: self.requests.clone(),
-            kicked: self.kicked.iter().cloned().collect(),
+            kicked: self.kicked.keys.iter().cloned().collect(),
             started_at_ms: self.started_at_ms,
             game_no: self.game_no,
+        };
+        let saved = Saved::V2(SavedV2 {
+            base,
+            kicked_devices: self.kicked.devices.iter().cloned().collect(),
         });
         postcard::to_allocvec(&saved).expect("a room always serialises")
     }
@@ -85,8 +97,14 @@ impl Room {
     /// Rebuilds a saved room, replaying its moves (which restores the repetition counts) and
     /// re-entering its players in the seat book. Call [`Room::resume`] next to start the clock.
     pub fn restore(bytes: &[u8], seats: &mut dyn SeatBook) -> Result<Room, RestoreError> {
-        let Saved::V1(s) =
-            postcard::from_bytes(bytes).map_err(|e| RestoreError::Decode(e.to_string()))?;
+        let (s, kicked_devices) =
+            match postcard::from_bytes(bytes).map_err(|e| RestoreError::Decode(e.to_string()))? {
+                Saved::V1(s) => (s, Vec::new()),
+                Saved::V2(SavedV2 {
+                    base,
+                    kicked_devices,
+                }) => (base, kicked_devices),
+            };
         if s.phase == Phase::Finished {
             return Err(RestoreError::Finished);
         }
@@ -105,8 +123,14 @@ impl Room {
             clock: None,
             draw_offer: s.draw_offer,
             last_offer: s.last_offer.map(|o| o.map(|n| n as usize)),
+            rematch_offer: None,
+            rematch_offered: [false, false],
             requests: s.requests,
-            kicked: s.kicked.into_iter().collect::<BTreeSet<_>>(),
+            kicked: Bans {
+                keys: s.kicked.into_iter().collect::<BTreeSet<_>>(),
+                devices: kicked_devices.into_iter().collect(),
+            },
+            badges: BTreeMap::new(),
             viewers: BTreeMap::new(),
             outcome: None,
             started_at_ms: s.started_at_ms,

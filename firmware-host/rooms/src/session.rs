@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::create::create;
-use crate::handle::{RoomHandle, RoomMsg};
+use crate::handle::{Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
 use crate::shared::Shared;
@@ -74,7 +74,7 @@ struct Session<S> {
     broken: bool,
     watching_lobby: bool,
     room: Option<RoomHandle>,
-    outbox: mpsc::Sender<ServerMsg>,
+    outbox: Outbox,
 }
 
 pub(crate) async fn run<S>(shared: Arc<Shared>, ws: WebSocketStream<S>, identity: Identity)
@@ -114,6 +114,7 @@ where
         name: s.member.name.clone(),
         max_frame_bytes: u32::try_from(shared.config.max_frame_bytes).unwrap_or(u32::MAX),
         max_messages_per_s: shared.config.max_messages_per_s,
+        you: s.member.name_kind(),
     };
     let mut stop = if s.send(hello).await {
         Stop::Continue
@@ -158,7 +159,17 @@ where
                 s.error(None, ErrorCode::HelloRequired, "no hello in time; closing").await;
                 stop = Stop::Close(CloseCode::Policy, "no hello in time");
             }
-            Some(msg) = inbox.recv() => {
+            Some(next) = inbox.recv() => {
+                let msg = match next {
+                    ToSession::Msg(msg) => msg,
+                    ToSession::Follow { room, id } => {
+                        // M3.12: the old room has let this connection go; its next game
+                        // becomes the current room.
+                        s.room = Some(room);
+                        s.forward(Intent::Open, id).await;
+                        continue;
+                    }
+                };
                 if let ServerMsg::Left { room, .. } = &msg {
                     // The room let this connection go (exit, kick, closing): it is no longer
                     // the current room.
@@ -174,7 +185,7 @@ where
                 if changed.is_err() {
                     continue;
                 }
-                let rooms = s.shared.lobby.list();
+                let rooms = s.shared.lobby.list_for(&s.member);
                 if !s.send(ServerMsg::Lobby { id: None, rooms }).await {
                     break;
                 }
@@ -359,7 +370,7 @@ where
             }
             ClientMsg::WatchLobby { id } => {
                 self.watching_lobby = true;
-                let rooms = self.shared.lobby.list();
+                let rooms = self.shared.lobby.list_for(&self.member);
                 self.send(ServerMsg::Lobby { id, rooms }).await;
                 return;
             }
@@ -402,6 +413,9 @@ where
             ClientMsg::Exit { .. } => Intent::Exit,
             ClientMsg::Hint { .. } => Intent::Hint,
             ClientMsg::Undo { .. } => Intent::Undo,
+            ClientMsg::PlayAgain { .. } => Intent::PlayAgain,
+            ClientMsg::OfferRematch { .. } => Intent::OfferRematch,
+            ClientMsg::AnswerRematch { accept, .. } => Intent::AnswerRematch { accept },
         };
         self.forward(intent, id).await;
     }

@@ -184,7 +184,7 @@ async fn clocks_keep_running_while_players_are_away() {
 #[tokio::test(start_paused = true)]
 async fn abandoned_bot_game_closes_after_idle_time() {
     let config = HubConfig {
-        idle_room_close: Duration::from_secs(600),
+        unviewed_game_close: Duration::from_secs(600),
         ..HubConfig::default()
     };
     let hub = Hub::start(Arc::new(MemoryStore::default()), config);
@@ -211,4 +211,58 @@ async fn abandoned_bot_game_closes_after_idle_time() {
         hub.lobby().is_empty(),
         "closed once nobody viewed it for the idle time"
     );
+}
+
+/// Issue 14: the kiosk never left an abandoned game, and it stayed "Playing" in Live rooms for
+/// half an hour. A bot or local game nobody views ends after `unviewed_game_close` (60 s by
+/// default); an online room waits for the longer idle time.
+#[tokio::test(start_paused = true)]
+async fn abandoned_bot_and_local_games_are_no_longer_listed_as_playing() {
+    let hub = Hub::start(Arc::new(MemoryStore::default()), HubConfig::default());
+    let mut kiosk = connect(&hub, guest("kiosk")).await;
+    for opponent in [
+        OpponentRequest::Bot {
+            difficulty: None,
+            side: None,
+        },
+        OpponentRequest::Local {
+            names: ["Sara".into(), "Omar".into()],
+        },
+    ] {
+        kiosk
+            .ask(|id| ClientMsg::CreateRoom {
+                id,
+                room: CreateRoom {
+                    game: Game::Infinite,
+                    opponent,
+                    time_per_move_s: None,
+                },
+            })
+            .await;
+    }
+    let mut host = connect(&hub, user(1, "host")).await;
+    host.ask(|id| ClientMsg::CreateRoom {
+        id,
+        room: CreateRoom {
+            game: Game::Xo,
+            opponent: OpponentRequest::Player {
+                joining: protocol::JoiningRequest::Open,
+            },
+            time_per_move_s: None,
+        },
+    })
+    .await;
+    let playing = |hub: &Hub| {
+        hub.lobby()
+            .iter()
+            .filter(|r| r.phase == protocol::Phase::Playing)
+            .count()
+    };
+    assert_eq!(playing(&hub), 2);
+    drop(kiosk);
+    drop(host);
+    tokio::time::sleep(Duration::from_secs(61)).await;
+    assert_eq!(playing(&hub), 0, "abandoned games are gone from the lobby");
+    assert_eq!(hub.lobby().len(), 1, "the online waiting room stays longer");
+    hub.shutdown().await;
 }

@@ -143,3 +143,62 @@ async fn wrong_passcodes_lock_the_guesser_out_for_the_window() {
     assert!(matches!(seated, ServerMsg::Room { .. }), "{seated:?}");
     hub.shutdown().await;
 }
+
+/// Issue 11.7: after the room-wide budget of wrong passcodes was spent by several accounts,
+/// everyone was refused for five minutes, the friend with the right code included. A player who
+/// has made no failed attempt is never held by the room-wide lock; the guessers are.
+#[tokio::test(start_paused = true)]
+async fn friend_with_no_failed_attempt_is_not_held_by_the_room_wide_lock() {
+    let config = HubConfig {
+        passcode_attempts: 5,
+        passcode_attempts_per_room: 6,
+        ..HubConfig::default()
+    };
+    let hub = Hub::start(Arc::new(MemoryStore::default()), config);
+    let mut host = connect_duplex(&hub, user(1, "host")).await;
+    let created = host
+        .ask(|id| ClientMsg::CreateRoom {
+            id,
+            room: CreateRoom {
+                game: Game::Xo,
+                opponent: OpponentRequest::Player {
+                    joining: protocol::JoiningRequest::Passcode {
+                        code: "4711".into(),
+                    },
+                },
+                time_per_move_s: None,
+            },
+        })
+        .await;
+    let room = room_of(&created).id.clone();
+    let join = |code: &str| {
+        let room = room.clone();
+        let code = code.to_owned();
+        move |id| ClientMsg::Join {
+            id,
+            room,
+            passcode: Some(code),
+        }
+    };
+    // Three accounts spend the room's budget, two wrong codes each.
+    let mut guessers = Vec::new();
+    for n in 2..5 {
+        let mut g = connect_duplex(&hub, user(n, "guesser")).await;
+        for code in ["0000", "0001"] {
+            assert_eq!(
+                error_code(&g.ask(join(code)).await),
+                ErrorCode::WrongPasscode
+            );
+        }
+        guessers.push(g);
+    }
+    let held = guessers[0].ask(join("4711")).await;
+    assert!(
+        matches!(&held, ServerMsg::Error { message, .. } if message.contains("too many")),
+        "a guesser is held by the room-wide lock: {held:?}"
+    );
+    let mut friend = connect_duplex(&hub, user(9, "friend")).await;
+    let seated = friend.ask(join("4711")).await;
+    assert!(matches!(seated, ServerMsg::Room { .. }), "{seated:?}");
+    hub.shutdown().await;
+}

@@ -58,11 +58,15 @@ fn identity(query: &str) -> Identity {
             .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
             .map(str::to_owned)
     };
-    match (get("user"), get("name"), get("guest")) {
+    let mut who = match (get("user"), get("name"), get("guest")) {
         (Some(id), Some(name), _) => user(id.parse().unwrap(), &name),
         (_, _, Some(g)) => guest(&g),
         _ => guest("anonymous"),
+    };
+    if let Some(session) = get("session") {
+        who.session = Some(session);
     }
+    who
 }
 
 async fn connect(addr: SocketAddr, query: &str, framing: Framing) -> Client<Ws> {
@@ -515,6 +519,48 @@ async fn failed_commit_is_reported_and_no_rating_change_is_announced() {
     assert!(store.games.lock().unwrap().is_empty());
 }
 
+/// Issue 10.2: a rated result the card cannot take is kept and shown as pending — never an
+/// unrated result, never a `storage` error — and stored with its ratings once the card works.
+#[tokio::test]
+async fn rated_result_stays_pending_until_stored_and_is_never_unrated() {
+    let (_hub, store, addr) = start_hub().await;
+    let (mut x, mut o, id, _) = started(addr, Game::Xo).await;
+    store.card_full.store(true, Ordering::SeqCst);
+    x.send(ClientMsg::Resign { id: Some(1) }).await;
+    for c in [&mut x, &mut o] {
+        let pending = c
+            .until("a pending result", |m| {
+                matches!(m, ServerMsg::Room { room, .. }
+                    if room.result.as_ref().is_some_and(|r| r.pending))
+            })
+            .await;
+        let result = room_of(&pending).result.clone().unwrap();
+        assert!(result.rated, "still a rated result: {result:?}");
+        assert!(result.ratings.is_empty());
+        assert_eq!(room_of(&pending).phase, Phase::Finished);
+    }
+    // Several retries fail while the card is full; nothing is stored meanwhile.
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    assert!(store.games.lock().unwrap().is_empty());
+    store.card_full.store(false, Ordering::SeqCst);
+    for c in [&mut x, &mut o] {
+        let stored = c
+            .until("the stored result", |m| match m {
+                ServerMsg::Room { room, .. } => room.result.as_ref().is_some_and(|r| !r.pending),
+                ServerMsg::Error { .. } => panic!("no error for a pending result: {m:?}"),
+                _ => false,
+            })
+            .await;
+        let result = room_of(&stored).result.clone().unwrap();
+        assert_eq!(result.ratings.len(), 2, "{result:?}");
+        assert!(result.rated);
+    }
+    let games = store.games.lock().unwrap();
+    assert_eq!(games.len(), 1, "stored exactly once");
+    assert_eq!(games[0].id, id);
+    assert!(games[0].rated);
+}
+
 #[tokio::test]
 async fn second_seat_is_refused_during_an_active_game() {
     let (_hub, _store, addr) = start_hub().await;
@@ -754,4 +800,58 @@ async fn repeated_bad_frames_close_the_connection() {
     }
     assert_eq!(errors, 10);
     assert_eq!(c.next().await, None, "closed after ten bad frames in a row");
+}
+
+/// S3, issue 11.5: a WebSocket opened before its session ended (logout, password change) still
+/// acted as the player and could create rated rooms. Ending the session closes it (error
+/// `signed_out`, close code 4001); other sessions of the player go on until they are ended too.
+#[tokio::test]
+async fn socket_of_an_ended_session_can_no_longer_act_as_the_player() {
+    let (hub, _store, addr) = start_hub().await;
+    let mut phone = connect(addr, "user=1&name=sara&session=phone", Framing::Text).await;
+    let mut laptop = connect(addr, "user=1&name=sara&session=laptop", Framing::Binary).await;
+    let mut omar = connect(addr, "user=2&name=omar&session=omar", Framing::Text).await;
+    // Registered once the hello is through.
+    for c in [&mut phone, &mut omar] {
+        c.ask(|id| ClientMsg::Ping { id }).await;
+    }
+    laptop.ask(|id| ClientMsg::Ping { id }).await;
+
+    hub.end_session("phone");
+    let told = phone.recv().await;
+    assert_eq!(error_code(&told), ErrorCode::SignedOut);
+    let close = tokio::time::timeout(WAIT, async {
+        use futures_util::StreamExt;
+        loop {
+            match phone.ws.next().await {
+                Some(Ok(Message::Close(frame))) => return frame,
+                Some(Ok(_)) => continue,
+                other => panic!("expected a close frame, got {other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("closed in time")
+    .expect("with a code");
+    assert_eq!(u16::from(close.code), 4001);
+    assert_eq!(close.reason.as_str(), "signed_out");
+    // The closed socket cannot create a rated room: nothing of it reaches the lobby.
+    let sent = phone
+        .ws
+        .send(Message::text(
+            r#"{"create_room":{"id":9,"room":{"game":"xo","opponent":{"player":{}}}}}"#,
+        ))
+        .await;
+    assert!(sent.is_err() || phone.next().await.is_none());
+    assert!(hub.lobby().is_empty(), "no room was created");
+
+    // The player's other session still acts; the other player is untouched.
+    let room = create(&mut laptop, online(Game::Xo, JoiningRequest::Open)).await;
+    assert_eq!(room.you.seat, Some(0));
+    hub.end_user_sessions(1, Some("laptop"));
+    laptop.ask(|id| ClientMsg::Ping { id }).await;
+    hub.end_user_sessions(1, None);
+    assert_eq!(error_code(&laptop.recv().await), ErrorCode::SignedOut);
+    assert!(laptop.next().await.is_none(), "closed");
+    omar.ask(|id| ClientMsg::Ping { id }).await;
 }

@@ -2,7 +2,7 @@
 //!
 //! Reads open their own read transaction on the calling thread and block (they are short);
 //! their functions end in `_blocking`. Writes go to ONE writer thread over a channel
-//! ([`writer`]): it takes every request waiting in the channel, applies them in one write
+//! (`writer`): it takes every request waiting in the channel, applies them in one write
 //! transaction and commits once (group commit), so throughput grows with load instead of being
 //! capped by the disk's sync latency. Each request is answered through a oneshot once the
 //! commit that holds it is done: async callers await it without holding a thread, blocking
@@ -18,11 +18,11 @@
 //! store heals by itself. Free space is watched so that a nearly full card is reported before
 //! it is full.
 //!
-//! - [`records`]: the stored record types and their encoding.
-//! - [`writer`]: the writer thread, the durability deadline, healing.
+//! - `records`: the stored record types and their encoding.
+//! - `writer`: the writer thread, the durability deadline, healing.
 //! - [`health`]: what `/api/health` and the status display say about the card.
 //!
-//! `meta` holds the schema version; [`migrate`] brings older files up to [`SCHEMA_VERSION`]
+//! `meta` holds the schema version; `migrate` brings older files up to [`SCHEMA_VERSION`]
 //! (tested against files written by every earlier version, `tests/fixtures/`).
 
 pub mod health;
@@ -77,7 +77,7 @@ const META_NEXT_GAME: &str = "next_game_seq";
 const META_LAST_PROBE: &str = "last_probe_ms";
 
 /// The layout this build reads and writes. A file with a higher version is refused; a lower
-/// one is migrated at open ([`migrate`]).
+/// one is migrated at open (`migrate`).
 ///
 /// - 1: the first release.
 /// - 2: adds `user_unrated`, filled from the stored games.
@@ -90,6 +90,10 @@ pub const DB_FILE: &str = "xo-kiosk.redb";
 /// forgotten, so that a player replaying bot games cannot fill the card. Rated games are all
 /// kept: they are the ladder's history.
 pub const UNRATED_KEPT: usize = 50;
+
+/// Sessions kept per registered player, newest first (issue 10.3): a sign-in beyond them signs
+/// the oldest device out, so that signing in again and again cannot fill the card.
+pub const SESSIONS_KEPT: usize = 20;
 
 /// How long a reopen waits for readers still holding the old database.
 const REOPEN_WAIT: Duration = Duration::from_secs(2);
@@ -403,7 +407,51 @@ impl Store {
     }
 
     /// Creates a player and their first session in one durable transaction (A1: registering
-    /// signs in). `name` must already be validated.
+    /// signs in). `name` must already be validated. Awaited without holding a thread.
+    pub async fn register(
+        &self,
+        name: &str,
+        password_hash: &str,
+        token_hash: [u8; 32],
+        now_ms: u64,
+        expires_ms: u64,
+    ) -> Result<UserId, RegisterError> {
+        registered(
+            self.write(Op::Register {
+                name: name.to_owned(),
+                password_hash: password_hash.to_owned(),
+                token_hash,
+                now_ms,
+                expires_ms,
+            })
+            .await?,
+        )
+    }
+
+    /// Stores a new session durably, awaited without holding a thread.
+    pub async fn create_session(
+        &self,
+        token_hash: [u8; 32],
+        user: UserId,
+        now_ms: u64,
+        expires_ms: u64,
+    ) -> Result<(), StoreError> {
+        self.write(Op::CreateSession {
+            token_hash,
+            user,
+            now_ms,
+            expires_ms,
+        })
+        .await
+        .map(drop)
+    }
+
+    /// Forgets a session durably (sign-out), awaited without holding a thread.
+    pub async fn delete_session(&self, token_hash: [u8; 32]) -> Result<(), StoreError> {
+        self.write(Op::DeleteSession { token_hash }).await.map(drop)
+    }
+
+    /// [`Store::register`] for a blocking caller.
     pub fn register_blocking(
         &self,
         name: &str,
@@ -412,20 +460,16 @@ impl Store {
         now_ms: u64,
         expires_ms: u64,
     ) -> Result<UserId, RegisterError> {
-        match self.write_blocking(Op::Register {
+        registered(self.write_blocking(Op::Register {
             name: name.to_owned(),
             password_hash: password_hash.to_owned(),
             token_hash,
             now_ms,
             expires_ms,
-        })? {
-            Outcome::Registered(id) => Ok(id),
-            Outcome::NameTaken => Err(RegisterError::NameTaken),
-            other => Err(unexpected(&other).into()),
-        }
+        })?)
     }
 
-    /// Stores a new session durably.
+    /// [`Store::create_session`] for a blocking caller.
     pub fn create_session_blocking(
         &self,
         token_hash: [u8; 32],
@@ -444,21 +488,22 @@ impl Store {
 
     /// Replaces `user`'s password hash and forgets every session of that user but `keep`,
     /// in one durable write (issue 11.5).
-    pub fn change_password_blocking(
+    pub async fn change_password(
         &self,
         user: UserId,
         password_hash: String,
         keep: [u8; 32],
     ) -> Result<(), StoreError> {
-        self.write_blocking(Op::ChangePassword {
+        self.write(Op::ChangePassword {
             user,
             password_hash,
             keep,
         })
+        .await
         .map(drop)
     }
 
-    /// Forgets a session durably (sign-out). Unknown sessions are fine.
+    /// [`Store::delete_session`] for a blocking caller. Unknown sessions are fine.
     pub fn delete_session_blocking(&self, token_hash: [u8; 32]) -> Result<(), StoreError> {
         self.write_blocking(Op::DeleteSession { token_hash })
             .map(drop)
@@ -653,6 +698,14 @@ impl Store {
 
 fn unexpected(outcome: &Outcome) -> StoreError {
     StoreError::Internal(format!("unexpected store outcome {outcome:?}"))
+}
+
+fn registered(outcome: Outcome) -> Result<UserId, RegisterError> {
+    match outcome {
+        Outcome::Registered(id) => Ok(id),
+        Outcome::NameTaken => Err(RegisterError::NameTaken),
+        other => Err(unexpected(&other).into()),
+    }
 }
 
 fn rated(outcome: Outcome) -> Result<Vec<RatingUpdate>, StoreError> {

@@ -17,7 +17,7 @@ use super::records::{
 };
 use super::{
     Core, GAMES, LadderStats, META, META_NEXT_GAME, META_NEXT_USER, OPEN_ROOMS, SESSIONS,
-    UNRATED_KEPT, USER_GAMES, USER_UNRATED, USERNAMES, USERS, store_err,
+    SESSIONS_KEPT, UNRATED_KEPT, USER_GAMES, USER_UNRATED, USERNAMES, USERS, store_err,
 };
 
 /// How long a non-durable commit (moves of open rooms) may stay non-durable: the longest play
@@ -478,6 +478,7 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
                     expires_ms: *expires_ms,
                 },
             )?;
+            forget_old_sessions(txn, *user)?;
             Ok(Outcome::Done)
         }
         Op::DeleteSession { token_hash } => {
@@ -664,6 +665,32 @@ fn commit_game(txn: &WriteTransaction, game: &FinishedGame) -> Result<Outcome, S
         }
     }
     Ok(Outcome::Rated(updates))
+}
+
+/// Keeps `user`'s newest [`SESSIONS_KEPT`] sessions and signs the older ones out, so that
+/// signing in again and again cannot fill the card (issue 10.3). Scans the sessions table,
+/// which this bound keeps small.
+fn forget_old_sessions(txn: &WriteTransaction, user: UserId) -> Result<(), StoreError> {
+    let mut sessions = txn.open_table(SESSIONS).map_err(store_err)?;
+    let mut mine = Vec::new();
+    for entry in sessions.iter().map_err(store_err)? {
+        let (key, bytes) = entry.map_err(store_err)?;
+        // An unreadable record is left alone (and logged when the store opens).
+        if let Ok(VersionedSession::V1(s)) = decode::<VersionedSession>(bytes.value(), "session")
+            && s.user == user
+        {
+            mine.push((s.created_ms, key.value().to_vec()));
+        }
+    }
+    if mine.len() <= SESSIONS_KEPT {
+        return Ok(());
+    }
+    mine.sort();
+    let excess = mine.len() - SESSIONS_KEPT;
+    for (_, key) in mine.into_iter().take(excess) {
+        sessions.remove(key.as_slice()).map_err(store_err)?;
+    }
+    Ok(())
 }
 
 /// The registered players of a game, each once.

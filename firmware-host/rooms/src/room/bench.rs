@@ -4,8 +4,8 @@
 pub(super) use engine::{Cell, Game, Mark};
 pub(super) use protocol::records::{FinishedGame, GameEnd, PlayerRef, RatingUpdate, UserId};
 pub(super) use protocol::{
-    CloseReason, CreateRoom, ErrorCode, Event, Joining, JoiningRequest, OpponentRequest, Phase,
-    RoomKind,
+    CloseReason, CreateRoom, ErrorCode, Event, Joining, JoiningRequest, Name, OpponentRequest,
+    Phase, RoomKind,
 };
 pub(super) use rand::SeedableRng;
 pub(super) use rand::rngs::StdRng;
@@ -149,6 +149,8 @@ pub(super) fn user(conn: ConnId, id: UserId) -> Member {
         conn,
         key: PlayerKey::User(id),
         name: format!("user{id}"),
+        guest_id: format!("g{id}"),
+        device: Some(format!("d{id}")),
     }
 }
 
@@ -157,6 +159,8 @@ pub(super) fn guest(conn: ConnId, id: &str) -> Member {
         conn,
         key: PlayerKey::Guest(id.into()),
         name: guest_name(id),
+        guest_id: id.into(),
+        device: None,
     }
 }
 

@@ -19,14 +19,14 @@
 use engine::Mark;
 use protocol::{ErrorCode, Phase};
 
-use super::{PlayerKey, Room};
+use super::{Member, PlayerKey, Room};
 use crate::refusal::{Refusal, refuse};
 use crate::settings::Opponent;
 
 impl Room {
     /// M3.5: a kicked player can no longer view or rejoin the room.
-    pub(super) fn check_not_kicked(&self, key: &PlayerKey) -> Result<(), Refusal> {
-        if self.kicked.contains(key) {
+    pub(super) fn check_not_kicked(&self, member: &Member) -> Result<(), Refusal> {
+        if self.kicked.bans(member) {
             return refuse(
                 ErrorCode::Kicked,
                 "the host removed you from this room; you cannot view or rejoin it",

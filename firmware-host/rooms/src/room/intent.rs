@@ -42,6 +42,13 @@ pub enum Intent {
     Exit,
     Hint,
     Undo,
+    /// M3.12: a finished bot or local game again, in a new room.
+    PlayAgain,
+    /// M3.12: a finished online game again with colours swapped, if the opponent agrees.
+    OfferRematch,
+    AnswerRematch {
+        accept: bool,
+    },
 }
 
 /// Who receives an event.
@@ -83,6 +90,9 @@ pub enum Effect {
     },
     /// The room closes: tell every viewer, forget the saved state, leave the lobby.
     Close(CloseReason),
+    /// M3.12: start the next game ([`super::Room::next_game`]) in a new room, move every
+    /// viewer there, and close this room.
+    NextGame,
 }
 
 /// What a step of the state machine may use besides the room itself.

@@ -16,13 +16,16 @@
 //! | [`occupant`] | [`Seat`] and [`Occupant`] (human, bot, local name) |
 //! | `seating` | open/close (M4, M3.10), join (M3.3), request/accept/decline/cancel (M3.3, M3.4), kick (M3.5), ready/start (M3.6), exit (M3.9, M2.3), vacate (M3.4) |
 //! | [`passcode`] | the wrong-passcode throttle (M3.3) |
+//! | [`bans`] | who was kicked: account, browser, device (M3.5) |
 //! | `play` | move (R-XO-*, R-INF-*, U1), the bot's reply (M1, T4), resign (M3.9), hint (T5), undo (M1.3, M2.2) |
 //! | `clock` | move clocks and their expiry (M3.7) |
 //! | `offers` | draw offers (M3.8) |
+//! | `rematch` | play again and rematches (M3.12) |
 //! | `result` | the finished game, storing it and announcing ratings (E2, E3, P3) |
 //! | `view` | snapshots per reader (M4, E4, U2), passcode only to the host (M3.3), lobby rows |
 //! | `errors` | the checks shared by intents, and their order (which refusal wins) |
 
+pub mod bans;
 mod clock;
 mod errors;
 pub mod intent;
@@ -31,6 +34,7 @@ pub mod occupant;
 mod offers;
 pub mod passcode;
 mod play;
+mod rematch;
 mod result;
 mod seating;
 mod view;
@@ -46,6 +50,8 @@ mod offers_tests;
 #[cfg(test)]
 mod play_tests;
 #[cfg(test)]
+mod rematch_tests;
+#[cfg(test)]
 mod result_tests;
 #[cfg(test)]
 mod seating_tests;
@@ -59,8 +65,9 @@ use protocol::records::{GameEnd, RatingUpdate, UserId};
 use protocol::{Phase, RoomId};
 use rand::{Rng, RngExt};
 
+pub use self::bans::Bans;
 pub use self::intent::{Audience, Ctx, Effect, Intent};
-pub use self::member::{ConnId, Member, PlayerKey, guest_name};
+pub use self::member::{ConnId, Member, PlayerKey, guest_name, guest_tag};
 pub use self::occupant::{Occupant, Seat};
 pub use self::passcode::PasscodeLimits;
 use self::passcode::Passcodes;
@@ -74,6 +81,22 @@ pub struct Clock {
     pub deadline_ms: u64,
 }
 
+/// What identifies a person's browser besides their account (M3.5 bans it too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Badge {
+    pub(crate) guest_id: String,
+    pub(crate) device: Option<String>,
+}
+
+impl Badge {
+    pub(crate) fn of(member: &Member) -> Badge {
+        Badge {
+            guest_id: member.guest_id.clone(),
+            device: member.device.clone(),
+        }
+    }
+}
+
 /// How the game ended, and whether players have been told.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Outcome {
@@ -82,6 +105,8 @@ pub(crate) struct Outcome {
     pub(crate) ratings: Vec<RatingUpdate>,
     /// The result was stored (or storing gave up) and announced.
     pub(crate) announced: bool,
+    /// A rated result that could not be stored yet: shown as pending while it is retried.
+    pub(crate) pending: bool,
 }
 
 /// One room.
@@ -95,10 +120,19 @@ pub struct Room {
     pub(crate) record: GameRecord,
     pub(crate) clock: Option<Clock>,
     pub(crate) draw_offer: Option<Mark>,
+    /// M3.12: the mark (in the finished game) whose rematch offer is pending; not saved, as
+    /// finished rooms are not.
+    pub(crate) rematch_offer: Option<Mark>,
+    /// M3.12: the marks that have offered a rematch of the finished game (one offer each).
+    pub(crate) rematch_offered: [bool; 2],
     /// M3.8: for each mark, how many moves it had made when it last offered a draw.
     pub(crate) last_offer: [Option<usize>; 2],
     pub(crate) requests: Vec<(UserId, String)>,
-    pub(crate) kicked: BTreeSet<PlayerKey>,
+    /// M3.5: who the host kicked: account, browser and device.
+    pub(crate) kicked: Bans,
+    /// The guest id and device token each player who asked for seat 2 used, so that a kick
+    /// bans the browser too; kept for the seated player and pending requests only, not saved.
+    pub(crate) badges: BTreeMap<UserId, Badge>,
     pub(crate) viewers: BTreeMap<ConnId, PlayerKey>,
     pub(crate) outcome: Option<Outcome>,
     pub(crate) started_at_ms: u64,
@@ -205,8 +239,11 @@ impl Room {
             clock: None,
             draw_offer: None,
             last_offer: [None, None],
+            rematch_offer: None,
+            rematch_offered: [false, false],
             requests: Vec::new(),
-            kicked: BTreeSet::new(),
+            kicked: Bans::default(),
+            badges: BTreeMap::new(),
             viewers: BTreeMap::new(),
             outcome: None,
             started_at_ms: if phase == Phase::Playing {
@@ -217,6 +254,11 @@ impl Room {
             game_no: 0,
             passcodes: Passcodes::default(),
         }
+    }
+
+    /// Who was kicked (M3.5), for the lobby to hide the room from them.
+    pub fn bans(&self) -> &Bans {
+        &self.kicked
     }
 
     /// Sets how many wrong passcodes are allowed here (M3.3); the defaults until called.
@@ -333,7 +375,7 @@ impl Room {
         intent: Intent,
         ctx: &mut Ctx<'_, R>,
     ) -> Result<Vec<Effect>, Refusal> {
-        self.check_not_kicked(&from.key)?;
+        self.check_not_kicked(from)?;
         let mut fx = Vec::new();
         match intent {
             Intent::Open => self.open(from, &mut fx),
@@ -352,6 +394,9 @@ impl Room {
             Intent::Exit => self.exit(from, ctx, &mut fx),
             Intent::Hint => self.hint(from, ctx, &mut fx),
             Intent::Undo => self.undo(from, ctx, &mut fx),
+            Intent::PlayAgain => self.play_again(from, &mut fx),
+            Intent::OfferRematch => self.offer_rematch(from, ctx, &mut fx),
+            Intent::AnswerRematch { accept } => self.answer_rematch(from, accept, ctx, &mut fx),
         }?;
         Ok(fx)
     }
@@ -381,9 +426,9 @@ impl Room {
         &self.requests
     }
 
-    /// Players the host kicked.
+    /// Accounts and browsers the host kicked.
     pub fn kicked(&self) -> &BTreeSet<PlayerKey> {
-        &self.kicked
+        &self.kicked.keys
     }
 
     /// Whether a result exists and whether it was announced.

@@ -1,10 +1,11 @@
 //! Who sits in a seat, and the seat itself.
 
 use engine::Mark;
+use protocol::Name;
 use protocol::records::{PlayerRef, UserId};
 use serde::{Deserialize, Serialize};
 
-use super::member::PlayerKey;
+use super::member::{PlayerKey, guest_tag};
 
 /// Who sits in a seat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +40,24 @@ impl Occupant {
         match self {
             Occupant::Human { name, .. } | Occupant::Local { name } => name.clone(),
             Occupant::Bot { difficulty } => format!("Bot {difficulty}%"),
+        }
+    }
+
+    /// The name as a kind the client words (issue 14).
+    pub(crate) fn name_kind(&self) -> Name {
+        match self {
+            Occupant::Human {
+                key: PlayerKey::User(_),
+                name,
+            } => Name::Account { name: name.clone() },
+            Occupant::Human {
+                key: PlayerKey::Guest(id),
+                ..
+            } => Name::Guest { tag: guest_tag(id) },
+            Occupant::Bot { difficulty } => Name::Bot {
+                difficulty: *difficulty,
+            },
+            Occupant::Local { name } => Name::Local { name: name.clone() },
         }
     }
 

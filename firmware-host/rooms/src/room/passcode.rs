@@ -38,6 +38,10 @@ pub struct Passcodes {
     room: VecDeque<u64>,
 }
 
+/// How the refusal of a locked-out player begins (the rest says how long to wait); the actor
+/// logs these apart from single wrong guesses.
+pub const LOCKED_OUT: &str = "too many wrong passcodes";
+
 /// Players remembered at most; past it, those whose failures have all left the window are
 /// forgotten.
 const REMEMBERED_PLAYERS: usize = 1000;
@@ -52,24 +56,26 @@ impl Passcodes {
         }
     }
 
-    /// How long `user` must wait before trying again, if locked out.
+    /// How long `user` must wait before trying again, if locked out: by their own failures, or
+    /// by the room-wide budget once they have failed at least once in the window. A player who
+    /// has not failed (the friend with the right code) is never held by others' guesses.
     pub(crate) fn locked(&mut self, user: UserId, now_ms: u64) -> Option<u64> {
         let PasscodeLimits {
             per_player,
             per_room,
             window_ms,
         } = self.limits;
-        let mut wait = None;
         Self::forget_old(&mut self.room, now_ms, window_ms);
-        if self.room.len() >= per_room {
-            wait = self.room.front().map(|&t| t + window_ms - now_ms);
+        let times = self.per_user.get_mut(&user)?;
+        Self::forget_old(times, now_ms, window_ms);
+        let oldest_mine = *times.front()?;
+        let mut wait = None;
+        if times.len() >= per_player {
+            wait = Some(oldest_mine + window_ms - now_ms);
         }
-        if let Some(times) = self.per_user.get_mut(&user) {
-            Self::forget_old(times, now_ms, window_ms);
-            if times.len() >= per_player {
-                let mine = times.front().map(|&t| t + window_ms - now_ms);
-                wait = wait.max(mine);
-            }
+        if self.room.len() >= per_room {
+            let room = self.room.front().map(|&t| t + window_ms - now_ms);
+            wait = wait.max(room);
         }
         wait
     }
@@ -140,7 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn room_wide_budget_counts_every_player() {
+    fn room_wide_budget_holds_players_who_have_failed() {
         let mut p = Passcodes {
             limits: limits(),
             ..Passcodes::default()
@@ -148,8 +154,21 @@ mod tests {
         for (user, t) in [(1, 0), (2, 10), (3, 20), (4, 30), (5, 40)] {
             p.failed(user, t);
         }
-        assert_eq!(p.locked(6, 50), Some(950));
-        assert_eq!(p.locked(6, 1_000), None);
+        assert_eq!(p.locked(5, 50), Some(950), "one failure, room budget spent");
+        assert_eq!(p.locked(5, 1_000), None);
+    }
+
+    /// Issue 11.7: 50 wrong codes from several accounts locked everyone out, the friend with
+    /// the right code included.
+    #[test]
+    fn player_without_failed_attempts_is_never_refused_by_the_room_wide_lock() {
+        let mut p = Passcodes::default();
+        let accounts = 10;
+        for n in 0..p.limits.per_room as u64 {
+            p.failed(n % accounts, n);
+        }
+        assert!(p.locked(0, 100).is_some(), "the guessers are held");
+        assert_eq!(p.locked(999, 100), None, "the friend is not");
     }
 
     #[test]

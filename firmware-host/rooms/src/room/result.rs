@@ -29,6 +29,7 @@ impl Room {
             rated,
             ratings: Vec::new(),
             announced: false,
+            pending: false,
         });
         fx.push(Effect::Commit(self.finished_game(end, rated, ctx.wall_ms)));
     }
@@ -79,6 +80,24 @@ impl Room {
         self.announce(updates)
     }
 
+    /// Storing a rated result failed because the card cannot write now: the players see the
+    /// result as pending (issue 10.2) while the caller keeps the game and retries; then
+    /// [`Room::committed`] announces it with the rating changes. Never an unrated result.
+    pub fn commit_pending(&mut self) -> Vec<Effect> {
+        match self.outcome.as_mut() {
+            Some(outcome) if !outcome.announced && !outcome.pending => {
+                outcome.pending = true;
+                vec![Effect::Changed]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether a rated result waits to be stored.
+    pub fn result_pending(&self) -> bool {
+        self.outcome.as_ref().is_some_and(|o| o.pending)
+    }
+
     /// Storing the finished game failed for good: announce the result without rating changes.
     pub fn commit_failed(&mut self) -> Vec<Effect> {
         self.announce(Vec::new())
@@ -90,6 +109,7 @@ impl Room {
         };
         outcome.ratings = ratings.clone();
         outcome.announced = true;
+        outcome.pending = false;
         vec![
             Effect::Event {
                 to: Audience::All,

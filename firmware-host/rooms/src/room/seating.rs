@@ -97,7 +97,15 @@ impl Room {
             self.viewers.remove(&conn);
             fx.push(Effect::Detach { conn });
         }
-        self.kicked.insert(guest);
+        // The person is banned, not only the account: signed out in the same browser they are
+        // still refused (issue 11.6).
+        if let PlayerKey::User(id) = guest
+            && let Some(badge) = self.badges.remove(&id)
+        {
+            self.kicked.keys.insert(PlayerKey::Guest(badge.guest_id));
+            self.kicked.devices.extend(badge.device);
+        }
+        self.kicked.keys.insert(guest);
         fx.push(Effect::Changed);
         Ok(())
     }
@@ -167,6 +175,7 @@ impl Room {
                     );
                 }
                 self.requests.push((user, from.name.clone()));
+                self.remember_badge(user, from);
                 self.viewers.insert(from.conn, from.key.clone());
                 fx.push(Effect::Event {
                     to: Audience::Person(self.host.clone()),
@@ -191,7 +200,7 @@ impl Room {
                         let secs = wait_ms.div_ceil(1000).max(1);
                         return refuse(
                             ErrorCode::WrongPasscode,
-                            format!("too many wrong passcodes; try again in {secs} s"),
+                            format!("{}; try again in {secs} s", super::passcode::LOCKED_OUT),
                         );
                     }
                     if given != *code {
@@ -203,9 +212,20 @@ impl Room {
             Policy::Open => {}
         }
         self.seat_guest(user, from.name.clone(), ctx, fx)?;
+        self.remember_badge(user, from);
         self.viewers.insert(from.conn, from.key.clone());
         fx.push(Effect::Changed);
         Ok(())
+    }
+
+    /// Keeps the browser of `user`, who asked for seat 2, for a kick to ban (M3.5); only for
+    /// the seated player and pending requests, so the map stays as small as they are.
+    fn remember_badge(&mut self, user: UserId, from: &Member) {
+        self.badges.insert(user, super::Badge::of(from));
+        let seated = self.seated_users();
+        let requests = &self.requests;
+        self.badges
+            .retain(|u, _| seated.contains(u) || requests.iter().any(|(r, _)| r == u));
     }
 
     pub(super) fn accept<R: Rng>(

@@ -441,3 +441,38 @@ fn requester_exit_withdraws_request_and_stranger_exit_is_refused() {
     assert!(room.view_for(&host.key, b.now).requests.is_empty());
     b.refused(&mut room, &user(3, 3), Intent::Exit, ErrorCode::NotInRoom);
 }
+
+/// Issue 11.6: a kick banned only the account, so the kicked person could watch again signed
+/// out in the same browser (the same guest id) or from the same device.
+#[test]
+fn kick_bans_the_persons_browser_and_device_too() {
+    let mut b = Bench::new();
+    let (host, p) = (user(1, 1), user(2, 2));
+    let mut room = b.online(&host, Game::Xo, JoiningRequest::Open, "r1");
+    b.ok(&mut room, &p, Intent::Join { passcode: None });
+    b.ok(&mut room, &host, Intent::Kick);
+    // Signed out in the same browser: a guest with the same guest id.
+    let signed_out = Member {
+        key: PlayerKey::Guest(p.guest_id.clone()),
+        device: None,
+        ..p.clone()
+    };
+    b.refused(&mut room, &signed_out, Intent::Open, ErrorCode::Kicked);
+    // Another account on the same device.
+    let same_device = Member {
+        guest_id: "other-browser".into(),
+        ..user(7, 3)
+    };
+    let same_device = Member {
+        device: p.device.clone(),
+        ..same_device
+    };
+    b.refused(&mut room, &same_device, Intent::Open, ErrorCode::Kicked);
+    // Someone else still views it, and the lobby row is hidden from the kicked person only.
+    b.ok(&mut room, &user(8, 4), Intent::Open);
+    assert!(room.bans().bans(&signed_out));
+    assert!(!room.bans().bans(&user(8, 4)));
+    // The ban survives a restart.
+    let restored = Room::restore(&room.save(), &mut Seats::default()).expect("restores");
+    assert!(restored.bans().bans(&signed_out) && restored.bans().bans(&same_device));
+}

@@ -82,6 +82,7 @@ impl Room {
                 player: seat.occupant.as_ref().map(|o| PlayerView {
                     player: o.player_ref(),
                     rating: seat.rating,
+                    name: o.name_kind(),
                 }),
                 mark: seat.mark,
                 ready: seat.ready,
@@ -141,16 +142,18 @@ impl Room {
             result: self
                 .outcome
                 .as_ref()
-                .filter(|o| o.announced)
+                .filter(|o| o.announced || o.pending)
                 .map(|o| ResultView {
                     end: o.end,
                     rated: o.rated,
                     ratings: o.ratings.clone(),
+                    pending: o.pending && !o.announced,
                 }),
             elo: self.elo(),
             spectators: self.spectators(),
             can_undo: !self.is_online() && is_host && self.undo_plies() > 0,
             you,
+            rematch_offer: self.rematch_offer,
         }
     }
 
@@ -171,6 +174,11 @@ impl Room {
                 && self.seats[1].occupant.is_none(),
             per_move_ms: self.settings.per_move_ms,
             spectators: self.spectators(),
+            names: self
+                .seats
+                .iter()
+                .filter_map(|s| s.occupant.as_ref().map(Occupant::name_kind))
+                .collect(),
         }
     }
 

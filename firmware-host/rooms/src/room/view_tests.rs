@@ -106,3 +106,46 @@ fn infinite_snapshot_lists_the_marks_left_oldest_first() {
     assert_eq!(view.x, vec![4, 6, 1]);
     assert_eq!(view.o, vec![0, 2, 5]);
 }
+
+/// Issue 14: the server sent English names ("Guest e6ce", "Bot 0%") the UI could not word in
+/// Arabic. Snapshots and lobby rows carry each name as a kind beside the old strings.
+#[test]
+fn names_are_sent_as_kinds_for_the_client_to_word() {
+    let mut b = Bench::new();
+    let me = guest(1, "e6ce99");
+    let room = b.create(&me, Game::Xo, bot(0, None), None, "r1");
+    let view = room.view_for(&me.key, b.now);
+    let names: Vec<Name> = view
+        .seats
+        .iter()
+        .filter_map(|s| s.player.as_ref().map(|p| p.name.clone()))
+        .collect();
+    let kinds = vec![
+        Name::Guest { tag: "e6ce".into() },
+        Name::Bot { difficulty: 0 },
+    ];
+    assert_eq!(names, kinds);
+    let row = room.summary();
+    assert_eq!(row.names, kinds);
+    assert_eq!(
+        row.players,
+        vec!["Guest e6ce".to_owned(), "Bot 0%".to_owned()]
+    );
+    let local_room = b.create(&user(2, 2), Game::Xo, local(), None, "r2");
+    assert_eq!(
+        local_room.summary().names,
+        vec![
+            Name::Local {
+                name: "Sara".into()
+            },
+            Name::Local {
+                name: "Omar".into()
+            }
+        ]
+    );
+    assert_eq!(
+        me.name_kind(),
+        Name::Guest { tag: "e6ce".into() },
+        "the hello's `you`"
+    );
+}

@@ -27,8 +27,11 @@ pub struct MemoryStore {
     pub games: Mutex<Vec<FinishedGame>>,
     pub ratings: Mutex<HashMap<(Game, UserId), i32>>,
     pub rooms: Mutex<BTreeMap<String, Vec<u8>>>,
-    /// Makes every commit fail, to test that nothing is announced as stored.
+    /// Makes the store refuse every commit (for what it holds), to test that nothing is
+    /// announced as stored.
     pub fail_commits: AtomicBool,
+    /// Makes every commit fail as a full card does (`StoreError::Full`): a rated result waits.
+    pub card_full: AtomicBool,
 }
 
 impl MemoryStore {
@@ -45,7 +48,10 @@ impl MemoryStore {
 impl MemoryStore {
     fn commit_now(&self, game: &FinishedGame) -> Result<Vec<RatingUpdate>, StoreError> {
         if self.fail_commits.load(Ordering::SeqCst) {
-            return Err(StoreError::Full("test store refuses commits".into()));
+            return Err(StoreError::Refused("test store refuses commits".into()));
+        }
+        if self.card_full.load(Ordering::SeqCst) {
+            return Err(StoreError::Full("test store: the card is full".into()));
         }
         let mut updates = Vec::new();
         if game.rated {

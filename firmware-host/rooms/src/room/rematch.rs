@@ -1,0 +1,204 @@
+//! M3.12: the next game. Bot and local games offer Play again (the same setup; local sides
+//! swapped); after a rated game either player may offer a rematch, which the other accepts
+//! (a new rated room with the same settings, colours swapped, started at once) or declines.
+//! Each player offers at most once per game; offering while the opponent's offer is pending
+//! accepts it. The room only decides: [`Effect::NextGame`] asks the actor to build the new room
+//! with [`Room::next_game`] and to move every viewer, spectators included, there.
+
+use std::collections::BTreeMap;
+
+use engine::{GameRecord, Mark};
+use protocol::{ErrorCode, Event, Phase, RoomId};
+use rand::Rng;
+
+use super::passcode::Passcodes;
+use super::{Audience, Bans, Ctx, Effect, Member, Room, idx};
+use crate::refusal::{Refusal, refuse};
+
+impl Room {
+    /// Play again: the device's person of a finished bot or local game.
+    pub(super) fn play_again(
+        &mut self,
+        from: &Member,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        if self.is_online() {
+            return refuse(
+                ErrorCode::PlayAgainUnavailable,
+                "online games offer a rematch instead",
+            );
+        }
+        if from.key != self.host {
+            return refuse(ErrorCode::Spectator, "spectators cannot start a game");
+        }
+        self.check_finished()?;
+        fx.push(Effect::NextGame);
+        Ok(())
+    }
+
+    /// A seated player of a finished online game offers a rematch, or accepts the pending one.
+    pub(super) fn offer_rematch<R: Rng>(
+        &mut self,
+        from: &Member,
+        ctx: &mut Ctx<'_, R>,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        let mark = self.check_rematch_player(from)?;
+        match self.rematch_offer {
+            Some(by) if by == mark => {
+                return refuse(ErrorCode::OfferPending, "your rematch offer is pending");
+            }
+            Some(_) => return self.accept_rematch(ctx, fx),
+            None => {}
+        }
+        if self.rematch_offered[idx(mark)] {
+            return refuse(
+                ErrorCode::OfferLimit,
+                "you can offer a rematch once per game",
+            );
+        }
+        self.rematch_offered[idx(mark)] = true;
+        self.rematch_offer = Some(mark);
+        fx.push(Effect::Event {
+            to: Audience::All,
+            event: Event::RematchOffered {
+                room: self.id.clone(),
+                by: mark,
+            },
+        });
+        fx.push(Effect::Changed);
+        Ok(())
+    }
+
+    /// The opponent answers a rematch offer.
+    pub(super) fn answer_rematch<R: Rng>(
+        &mut self,
+        from: &Member,
+        accept: bool,
+        ctx: &mut Ctx<'_, R>,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        let mark = self.check_rematch_player(from)?;
+        if self.rematch_offer != Some(mark.other()) {
+            return refuse(
+                ErrorCode::NoOffer,
+                "there is no rematch offer from your opponent",
+            );
+        }
+        if accept {
+            return self.accept_rematch(ctx, fx);
+        }
+        self.rematch_offer = None;
+        fx.push(Effect::Event {
+            to: Audience::All,
+            event: Event::RematchDeclined {
+                room: self.id.clone(),
+                by: mark,
+            },
+        });
+        fx.push(Effect::Changed);
+        Ok(())
+    }
+
+    /// Both agreed: checked here (M3.4, neither may sit in another room meanwhile), built by
+    /// the actor.
+    fn accept_rematch<R: Rng>(
+        &mut self,
+        ctx: &mut Ctx<'_, R>,
+        fx: &mut Vec<Effect>,
+    ) -> Result<(), Refusal> {
+        if let Some(place) = self
+            .seated_users()
+            .into_iter()
+            .find_map(|u| ctx.seats.place(u))
+        {
+            return refuse(
+                ErrorCode::AlreadySeated,
+                format!("a player now sits in room {}; no rematch here", place.room),
+            );
+        }
+        self.rematch_offer = None;
+        fx.push(Effect::NextGame);
+        Ok(())
+    }
+
+    /// The mark `from` held in this finished online game, or why they cannot ask for a rematch.
+    fn check_rematch_player(&self, from: &Member) -> Result<Mark, Refusal> {
+        if !self.is_online() {
+            return refuse(
+                ErrorCode::OnlineOnly,
+                "rematches are for online games; bot and local games play again",
+            );
+        }
+        let Some(mark) = self.seat_of(&from.key).and_then(|s| self.seats[s].mark) else {
+            return refuse(ErrorCode::Spectator, "spectators cannot ask for a rematch");
+        };
+        self.check_finished()?;
+        Ok(mark)
+    }
+
+    fn check_finished(&self) -> Result<(), Refusal> {
+        if self.phase == Phase::Finished {
+            Ok(())
+        } else {
+            refuse(ErrorCode::NotFinished, "the game is not over yet")
+        }
+    }
+
+    /// The next game as room `id`: the same settings and people; local and online games swap
+    /// sides, a bot game keeps the human's side. Online players are seated in the new room
+    /// (M3.4) and it starts at once; the error is a player who meanwhile sits elsewhere. Call
+    /// [`Room::resume`] on it next (the bot's opening, clocks, ratings).
+    pub fn next_game<R: Rng>(&self, id: RoomId, ctx: &mut Ctx<'_, R>) -> Result<Room, Refusal> {
+        let mut seats = self.seats.clone();
+        let swap = !matches!(
+            self.settings.opponent,
+            crate::settings::Opponent::Bot { .. }
+        );
+        for seat in &mut seats {
+            seat.ready = true;
+            if swap {
+                seat.mark = seat.mark.map(Mark::other);
+            }
+        }
+        let next = Room {
+            id,
+            settings: self.settings.clone(),
+            host: self.host.clone(),
+            seats,
+            phase: Phase::Playing,
+            record: GameRecord::new(self.settings.game),
+            clock: None,
+            draw_offer: None,
+            last_offer: [None, None],
+            rematch_offer: None,
+            rematch_offered: [false, false],
+            requests: Vec::new(),
+            kicked: Bans::clone(&self.kicked),
+            badges: BTreeMap::new(),
+            viewers: BTreeMap::new(),
+            outcome: None,
+            started_at_ms: ctx.wall_ms,
+            game_no: 0,
+            passcodes: Passcodes::default(),
+        };
+        let mut next = next;
+        next.set_passcode_limits(self.passcodes.limits);
+        let users = next.seated_users();
+        for (i, user) in users.iter().enumerate() {
+            if let Err(place) = ctx.seats.claim(*user, &next.id, false) {
+                for claimed in &users[..i] {
+                    ctx.seats.release(*claimed, &next.id);
+                }
+                return refuse(
+                    ErrorCode::AlreadySeated,
+                    format!("a player now sits in room {}; no rematch here", place.room),
+                );
+            }
+        }
+        if !users.is_empty() {
+            ctx.seats.set_active(&next.id, true);
+        }
+        Ok(next)
+    }
+}
