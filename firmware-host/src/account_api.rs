@@ -106,9 +106,7 @@ pub(crate) async fn register(
     let now = accounts::now_ms();
     let expires = now + lifetime_ms();
     let phc = hash.clone();
-    let id = match blocking(move || store.register_blocking(&name, &phc, token_hash, now, expires))
-        .await?
-    {
+    let id = match store.register(&name, &phc, token_hash, now, expires).await {
         Ok(id) => id,
         Err(RegisterError::NameTaken) => return Err(name_taken(registration)),
         Err(RegisterError::Store(e)) => {
@@ -188,7 +186,7 @@ pub(crate) async fn login(app: &Arc<App>, peer: SocketAddr, req: Request<Incomin
     let store = app.store.clone();
     let now = accounts::now_ms();
     let expires = now + lifetime_ms();
-    blocking(move || store.create_session_blocking(token_hash, id, now, expires)).await??;
+    store.create_session(token_hash, id, now, expires).await?;
     tracing::info!(%peer, user = id, username, "signed in");
     let response = with_cookie(
         json(StatusCode::OK, &Account { id, username }),
@@ -205,7 +203,7 @@ pub(crate) async fn logout(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult
         accounts::cookie(req.headers(), accounts::SESSION_COOKIE).and_then(accounts::token_hash)
     {
         let store = app.store.clone();
-        blocking(move || store.delete_session_blocking(hash)).await??;
+        store.delete_session(hash).await?;
         // The session's WebSockets stop acting as the player; they reconnect as guests.
         app.hub.end_session(&accounts::session_id(&hash));
     }
@@ -288,7 +286,7 @@ pub(crate) async fn change_password(
         .map_err(|e| ApiError::internal("hashing a password", e))?;
     let store = app.store.clone();
     let (id, new_hash) = (account.id, hash.clone());
-    blocking(move || store.change_password_blocking(id, new_hash, token_hash)).await??;
+    store.change_password(id, new_hash, token_hash).await?;
     app.hub
         .end_user_sessions(account.id, Some(&accounts::session_id(&token_hash)));
     tracing::info!(%peer, user = account.id, "password changed; other sessions ended");

@@ -9,7 +9,7 @@
 //!   the open-files limit.
 //! - [`cross_site`]: JSON-only, same-origin state changes, the `Host` check and the CSP.
 //! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
-//! - [`account_api`]: the account endpoints (register, sign in and out, password, deletion).
+//! - [`account_api`]: the account endpoints (register, sign in and out, password change).
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
 //! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
 //!   the identity of a connection.

@@ -123,13 +123,10 @@ async fn profile_leaderboard_and_game_show_a_rated_result() {
 #[tokio::test]
 async fn game_ids_are_percent_decoded() {
     let s = TestServer::start().await;
-    // A registered player's unrated game: guests' local games are not stored (10.3).
-    let sara_cookie = s.register("Sara", "password1").await;
-    let sara = user_id(&s, &sara_cookie).await;
     commit(
         &s,
         FinishedGame {
-            id: "bot game".into(),
+            id: "local game".into(),
             game: Game::Xo,
             rated: false,
             x: PlayerRef::User {
@@ -147,8 +144,8 @@ async fn game_ids_are_percent_decoded() {
         },
     )
     .await;
-    let g = s.get("/api/games/bot%20game", None).await;
+    let g = s.get("/api/games/local%20game", None).await;
     assert_eq!(g.status, 200, "{}", g.text());
-    assert_eq!(g.json()["id"], "bot game");
+    assert_eq!(g.json()["id"], "local game");
     s.server.shutdown().await;
 }

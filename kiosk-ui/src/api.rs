@@ -5,8 +5,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use protocol::http::{
-    Account, ApiErrorBody, ApiErrorCode, ChangePassword, Credentials, DeleteAccount, GameView,
-    LadderView, Leaderboard, Profile, ServerConfig, SignedOut,
+    Account, ApiErrorBody, ApiErrorCode, ChangePassword, Credentials, GameView, LadderView,
+    Leaderboard, Profile, ServerConfig, SignedOut,
 };
 
 /// Why a request failed: the HTTP status (0 when the server was not reached) and the server's
@@ -95,14 +95,6 @@ pub async fn change_password(old_password: &str, new_password: &str) -> Result<A
         new_password: new_password.to_owned(),
     };
     post("/api/me/password", &body).await
-}
-
-/// Deletes the signed-in account (its password is required).
-pub async fn delete_account(password: &str) -> Result<SignedOut, ApiError> {
-    let body = DeleteAccount {
-        password: password.to_owned(),
-    };
-    post("/api/me/delete", &body).await
 }
 
 pub async fn profile(name: &str) -> Result<Profile, ApiError> {

@@ -11,7 +11,6 @@
 //! | `POST /api/logout` | `{}` | 200 [`SignedOut`], cookie cleared, that session's WebSockets signed out | |
 //! | `GET /api/me` | | 200 [`Account`] | `not_signed_in` |
 //! | `POST /api/me/password` | [`ChangePassword`] | 200 [`Account`] + a new session cookie; every other session ends | `not_signed_in`, `wrong_password`, `invalid_password`, `too_many_attempts`, `storage_unavailable` |
-//! | `POST /api/me/delete` | [`DeleteAccount`] | 200 [`SignedOut`]; sessions and personal data removed | `not_signed_in`, `wrong_password`, `too_many_attempts`, `storage_unavailable` |
 //! | `GET /api/users/{name}` | | 200 [`Profile`] | `unknown_user` |
 //! | `GET /api/leaderboard?game=xo\|infinite` | | 200 [`Leaderboard`] | `bad_game` |
 //! | `GET /api/games/{id}` | | 200 [`GameView`] | `unknown_game` |
@@ -73,7 +72,7 @@ pub enum ApiErrorCode {
     UsernameTaken,
     /// Wrong username or password.
     BadCredentials,
-    /// The current password given to change the password or delete the account is wrong.
+    /// The current password given to change the password is wrong.
     WrongPassword,
     /// Too many failed sign-in attempts from this address or for this username.
     TooManyAttempts,
@@ -220,12 +219,6 @@ pub struct Credentials {
 pub struct ChangePassword {
     pub old_password: String,
     pub new_password: String,
-}
-
-/// `POST /api/me/delete`: the account's password, to confirm.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeleteAccount {
-    pub password: String,
 }
 
 /// The signed-in account: the answer of register, login, `/api/me` and a password change.

@@ -488,17 +488,18 @@ impl Store {
 
     /// Replaces `user`'s password hash and forgets every session of that user but `keep`,
     /// in one durable write (issue 11.5).
-    pub fn change_password_blocking(
+    pub async fn change_password(
         &self,
         user: UserId,
         password_hash: String,
         keep: [u8; 32],
     ) -> Result<(), StoreError> {
-        self.write_blocking(Op::ChangePassword {
+        self.write(Op::ChangePassword {
             user,
             password_hash,
             keep,
         })
+        .await
         .map(drop)
     }
 
