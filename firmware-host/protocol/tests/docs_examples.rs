@@ -443,7 +443,7 @@ fn registry() -> Registry {
         protocol::JoiningRequest,
         protocol::RoomKind,
         protocol::Joining,
-        protocol::Name,
+        protocol::view::Name,
         protocol::Phase,
         protocol::CloseReason,
         ErrorCode,
