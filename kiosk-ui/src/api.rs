@@ -32,9 +32,25 @@ struct WireError {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ServerConfig {
     pub kiosk_idle_s: u64,
-    /// The address phones should open, when the server is configured with one.
+    /// The address phones should open, once the server knows it.
     #[serde(default)]
     pub public_url: Option<String>,
+    /// The `.local` name, shown in words beside the QR code.
+    #[serde(default)]
+    pub local_url: Option<String>,
+    /// A Wi-Fi network for guests, for a `WIFI:` QR code.
+    #[serde(default)]
+    pub wifi: Option<WifiConfig>,
+}
+
+/// `wifi` of `GET /api/config`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct WifiConfig {
+    pub ssid: String,
+    /// `"WPA"` or `"nopass"`.
+    pub security: String,
+    #[serde(default)]
+    pub password: Option<String>,
 }
 
 /// One ladder of a profile (E5).
