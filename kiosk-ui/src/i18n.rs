@@ -61,7 +61,18 @@ impl Lang {
         match self {
             Lang::En => fill(key.get(self), args),
             Lang::Ar => {
-                let isolated: Vec<String> = args.iter().map(|a| isolate(a)).collect();
+                // A value already made from an Arabic template ("Sara (X)") is Arabic text: it
+                // is isolated right to left, so its name still comes before its mark.
+                let isolated: Vec<String> = args
+                    .iter()
+                    .map(|a| {
+                        if a.contains('\u{2068}') {
+                            format!("\u{2067}{a}\u{2069}")
+                        } else {
+                            isolate(a)
+                        }
+                    })
+                    .collect();
                 let refs: Vec<&str> = isolated.iter().map(String::as_str).collect();
                 fill(key.get(self), &refs)
             }

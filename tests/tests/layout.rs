@@ -145,15 +145,15 @@ async fn every_online_screen_fits_every_size_in_both_languages() {
     run_sessions(
         &driver,
         "layout-online",
-        &[PHONE, DESKTOP, KIOSK],
+        &[DESKTOP, PHONE, KIOSK],
         move |sessions| async move {
             let (host, guest, kiosk) = (&sessions[0], &sessions[1], &sessions[2]);
             let mut problems = Vec::new();
             // Sign-in and the rules, before anyone has signed in.
-            open_live(host, &format!("{base}/signin")).await?;
-            problems.extend(check_layout_matrix(host, "sign-in", PHONE).await?);
-            open_live(host, &format!("{base}/rules")).await?;
-            problems.extend(check_layout_matrix(host, "rules", PHONE).await?);
+            open_live(guest, &format!("{base}/signin")).await?;
+            problems.extend(check_layout_matrix(guest, "sign-in", PHONE).await?);
+            open_live(guest, &format!("{base}/rules")).await?;
+            problems.extend(check_layout_matrix(guest, "rules", PHONE).await?);
 
             register(host, &base, "hostess").await?;
             register(guest, &base, "visitor").await?;
@@ -172,7 +172,7 @@ async fn every_online_screen_fits_every_size_in_both_languages() {
                 .unwrap_or("/")
                 .trim_start_matches("/room/")
                 .to_owned();
-            problems.extend(check_layout_matrix(host, "online-player", PHONE).await?);
+            problems.extend(check_layout_matrix(guest, "online-player", PHONE).await?);
             // The kiosk watches it from its Live rooms.
             open_live(kiosk, &format!("{base}/kiosk")).await?;
             click(
@@ -196,26 +196,26 @@ async fn every_online_screen_fits_every_size_in_both_languages() {
                 x.find(Locator::Css("#result")).await.ok()
             })
             .await?;
-            problems.extend(check_layout_matrix(host, "online-result", PHONE).await?);
+            problems.extend(check_layout_matrix(guest, "online-result", PHONE).await?);
             // Profile, its game's replay, the leaderboard.
             open_live(host, &format!("{base}/profile/hostess")).await?;
             eventually("the profile's games", || async {
                 host.find(Locator::Css(".games a")).await.ok()
             })
             .await?;
-            problems.extend(check_layout_matrix(host, "profile", PHONE).await?);
+            problems.extend(check_layout_matrix(host, "profile", DESKTOP).await?);
             click(host, ".games a").await?;
             eventually("the stored game's moves", || async {
                 host.find(Locator::Css("#move-list li")).await.ok()
             })
             .await?;
-            problems.extend(check_layout_matrix(host, "game-replay", PHONE).await?);
+            problems.extend(check_layout_matrix(host, "game-replay", DESKTOP).await?);
             open_live(host, &format!("{base}/leaderboard/xo")).await?;
             eventually("the leaderboard", || async {
                 host.find(Locator::Css("#leaderboard tbody tr")).await.ok()
             })
             .await?;
-            problems.extend(check_layout_matrix(host, "leaderboard", PHONE).await?);
+            problems.extend(check_layout_matrix(host, "leaderboard", DESKTOP).await?);
             report(&problems)
         },
     )

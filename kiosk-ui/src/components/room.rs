@@ -147,7 +147,7 @@ pub fn RoomPage(props: &RoomProps) -> Html {
         Callback::from(move |_| replaying.set(!*replaying))
     };
     let game_line = html! {
-        <p class="room-game" id="room-game">{ room_game_line(&ctx, room) }</p>
+        <p class="room-game-line" id="room-game">{ room_game_line(&ctx, room) }</p>
     };
     let body = if show_replay {
         html! {
