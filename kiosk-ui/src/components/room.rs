@@ -331,15 +331,17 @@ fn side_panel(
         let me = room_model::my_mark(room);
         // Answering the opponent's offer happens in the banner at the top (UI.md).
         let offer = match (room.draw_offer, me) {
-            (Some(by), Some(me)) if by == me => html! {
+            (Some(by), Some(me)) if by == me => Some(html! {
                 <button type="button" id="offer-draw" disabled=true>{ ctx.t(T::DrawOffered) }</button>
-            },
-            (Some(_), Some(_)) => html! {},
-            _ => html! {
+            }),
+            (Some(_), Some(_)) => None,
+            _ => Some(html! {
                 <button type="button" id="offer-draw" onclick={send(ctx, ClientMsg::OfferDraw { id: None })}>{ ctx.t(T::OfferDraw) }</button>
-            },
+            }),
         };
-        parts.push(html! { <div class="panel actions">{ offer }</div> });
+        if let Some(offer) = offer {
+            parts.push(html! { <div class="panel actions">{ offer }</div> });
+        }
     }
 
     if !online && seated {
