@@ -8,7 +8,7 @@ use fantoccini::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, attr_of, click, click_cell, eventually, js, marks, open_live as open,
     play, register, run_session, run_sessions, save_screenshot, start_local_game, start_rated_game,
-    text_of, type_into, wait_at_least, wait_js, wait_marks, wait_text,
+    text_of, type_into, wait_js, wait_marks, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
