@@ -17,6 +17,9 @@ pub enum Outlook {
     Loss(u8),
     /// The game is over and this side won (after a winning move).
     Won,
+    /// The move brought a position back a third time: drawn by repetition (R-INF-4), a rule
+    /// of the game's history that the table, which sees positions only, knows nothing of.
+    Repeated,
     /// The table does not know the position (never for positions reached by legal play).
     Unknown,
 }
@@ -28,14 +31,15 @@ impl Outlook {
             Outlook::Win(_) | Outlook::Won => Some(2),
             Outlook::Draw => Some(1),
             Outlook::Loss(_) => Some(0),
-            Outlook::Unknown => None,
+            Outlook::Repeated | Outlook::Unknown => None,
         }
     }
 
     pub fn text(self, lang: Lang) -> String {
         match self {
-            Outlook::Win(d) => lang.f(T::VerdictWin, &[&d.to_string()]),
-            Outlook::Loss(d) => lang.f(T::VerdictLoss, &[&d.to_string()]),
+            Outlook::Win(d) => lang.f(T::VerdictWin, &[&lang.num(d)]),
+            Outlook::Loss(d) => lang.f(T::VerdictLoss, &[&lang.num(d)]),
+            Outlook::Repeated => lang.t(T::ResultRepetition).to_owned(),
             Outlook::Draw => lang.t(T::VerdictDraw).to_owned(),
             Outlook::Won => lang.t(T::VerdictWon).to_owned(),
             Outlook::Unknown => lang.t(T::VerdictNone).to_owned(),
@@ -46,7 +50,7 @@ impl Outlook {
     pub fn class(self) -> &'static str {
         match self {
             Outlook::Win(_) | Outlook::Won => "v-win",
-            Outlook::Draw => "v-draw",
+            Outlook::Draw | Outlook::Repeated => "v-draw",
             Outlook::Loss(_) => "v-loss",
             Outlook::Unknown => "v-none",
         }
@@ -128,7 +132,11 @@ pub fn analyse(game: Game, moves: &[Cell]) -> Vec<MoveAnalysis> {
             cell,
             removed,
             before,
-            after: outlook_for_mover(&after_pos),
+            after: if record.end() == Some(engine::RuleEnd::Repetition) {
+                Outlook::Repeated
+            } else {
+                outlook_for_mover(&after_pos)
+            },
         });
     }
     out
@@ -182,9 +190,25 @@ mod tests {
     }
 
     #[test]
+    fn a_repetition_draw_is_not_analysed_as_a_slipped_win() {
+        // X holds 0, 1, 5 and O 2, 3, 7; both rotate through a fourth cell and the position
+        // comes back every eight plies; the third time draws.
+        let mut moves = vec![0, 2, 1, 3, 5, 7];
+        for _ in 0..2 {
+            moves.extend([6, 8, 0, 2, 1, 3, 5, 7]);
+        }
+        let a = analyse(Game::Infinite, &moves);
+        assert_eq!(a.len(), moves.len(), "every move is legal");
+        let last = a.last().expect("moves");
+        assert_eq!(last.after, Outlook::Repeated);
+        assert_eq!(last.slipped(), None);
+        assert_eq!(last.after.text(Lang::En), "Draw by repetition");
+    }
+
+    #[test]
     fn outlooks_read_in_both_languages() {
         assert_eq!(Outlook::Win(5).text(Lang::En), "win in 5");
         assert_eq!(Outlook::Draw.text(Lang::En), "draw");
-        assert!(Outlook::Loss(2).text(Lang::Ar).contains('2'));
+        assert!(Outlook::Loss(2).text(Lang::Ar).contains('٢'));
     }
 }

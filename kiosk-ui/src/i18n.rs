@@ -54,9 +54,44 @@ impl Lang {
         key.get(self)
     }
 
-    /// The text of `key` with its holes filled.
+    /// The text of `key` with its holes filled. In Arabic every value is wrapped in Unicode
+    /// isolates (FSI … PDI), so a Latin name, a mark or a number keeps its place in the
+    /// right-to-left sentence instead of joining its neighbours' run (14.7).
     pub fn f(self, key: T, args: &[&str]) -> String {
-        fill(key.get(self), args)
+        match self {
+            Lang::En => fill(key.get(self), args),
+            Lang::Ar => {
+                // A value already made from an Arabic template ("Sara (X)") is Arabic text: it
+                // is isolated right to left, so its name still comes before its mark.
+                let isolated: Vec<String> = args
+                    .iter()
+                    .map(|a| {
+                        if a.contains('\u{2068}') {
+                            format!("\u{2067}{a}\u{2069}")
+                        } else {
+                            isolate(a)
+                        }
+                    })
+                    .collect();
+                let refs: Vec<&str> = isolated.iter().map(String::as_str).collect();
+                fill(key.get(self), &refs)
+            }
+        }
+    }
+
+    /// A number as this language writes it: Arabic-Indic digits in Arabic.
+    pub fn num(self, n: impl std::fmt::Display) -> String {
+        let text = n.to_string();
+        match self {
+            Lang::En => text,
+            Lang::Ar => text
+                .chars()
+                .map(|c| match c.to_digit(10) {
+                    Some(d) => char::from_u32(0x0660 + d).unwrap_or(c),
+                    None => c,
+                })
+                .collect(),
+        }
     }
 
     pub fn game(self, game: Game) -> &'static str {
@@ -93,6 +128,11 @@ pub fn mark(m: Mark) -> &'static str {
         Mark::X => "X",
         Mark::O => "O",
     }
+}
+
+/// `text` between a first-strong isolate and its pop (U+2068 … U+2069).
+pub fn isolate(text: &str) -> String {
+    format!("\u{2068}{text}\u{2069}")
 }
 
 /// Replaces `{0}`, `{1}` … in `template` with `args`; a hole without an argument stays empty.
@@ -188,6 +228,9 @@ texts! {
     Watching => "{0} watching", "{0} يشاهدون";
     Versus => "{0} vs {1}", "{0} ضد {1}";
     BotName => "Bot {0} %", "الروبوت {0}٪";
+    GuestName => "Guest {0}", "ضيف {0}";
+    YouName => "You", "أنت";
+    NamedMark => "{0} ({1})", "{0} ({1})";
     CreateRoom => "Create room", "إنشاء غرفة";
     LinksTitle => "More", "المزيد";
 
@@ -265,6 +308,7 @@ texts! {
     ClockForfeit => "the game is lost at zero", "تُخسر اللعبة عند الصفر";
 
     ResultLine => "{0} wins with a line", "{0} يفوز بخط";
+    ResultYouWinLine => "You win with a line", "فزت بخط";
     ResultFullBoard => "Draw: the board is full", "تعادل: امتلأت اللوحة";
     ResultRepetition => "Draw by repetition", "تعادل بالتكرار";
     ResultAgreed => "Draw by agreement", "تعادل بالاتفاق";
@@ -306,6 +350,10 @@ texts! {
     Undo => "Undo", "تراجع";
     Replay => "Replay", "إعادة العرض";
     BackToGame => "Back to the game", "عودة إلى اللعبة";
+    EndGameConfirm => "End this game?", "هل تنهي هذه اللعبة؟";
+    StillPlaying => "Still playing?", "هل ما زلت تلعب؟";
+    StillPlayingNote => "Without an answer the game ends in {0} s.", "من دون إجابة تنتهي اللعبة خلال {0} ث.";
+    PlayAgain => "Play again", "العب مجددًا";
 
     EloTitle => "ELO changes", "تغيّرات التصنيف";
     Win => "Win", "فوز";
@@ -327,6 +375,9 @@ texts! {
     VerdictDraw => "draw", "تعادل";
     VerdictWon => "won", "فاز";
     VerdictNone => "—", "—";
+    VerdictArrow => " → ", " ← ";
+    MoveNumber => "{0}.", "{0}.";
+    NoMoves => "No moves were made.", "لم تُلعب أي نقلة.";
     WinSlipped => "a win slipped away", "ضاع الفوز";
     DrawSlipped => "a draw slipped away", "ضاع التعادل";
     AnalysisNote => "For each move: what perfect play promised the mover before it → after it, in moves (plies).", "لكل نقلة: ما يَعِد به اللعب المثالي صاحب النقلة قبلها ← بعدها، بعدد النقلات.";
@@ -385,6 +436,10 @@ texts! {
     LiveRooms => "Live rooms", "الغرف المباشرة";
     NoLiveRooms => "No games right now.", "لا توجد مباريات الآن.";
     QrLabel => "QR code for {0}", "رمز QR للعنوان {0}";
+    OrType => "or type {0}", "أو اكتب {0}";
+    AddressPending => "Finding this kiosk's address…", "جارٍ تحديد عنوان هذا الكيوسك…";
+    WifiQrLabel => "QR code to join the Wi-Fi network {0}", "رمز QR للانضمام إلى شبكة Wi-Fi {0}";
+    WifiStep => "First join the Wi-Fi {0}", "انضم أولًا إلى شبكة Wi-Fi {0}";
     Bot => "Bot", "الروبوت";
 
     ErrBadFrame => "The server could not read a message.", "تعذّر على الخادم قراءة رسالة.";
@@ -473,7 +528,9 @@ mod tests {
         assert_eq!(fill("{1}-{0}", &["a", "b"]), "b-a");
         assert_eq!(fill("{x} {0}", &["y"]), "{x} y");
         assert_eq!(fill("{2}", &["a"]), "");
-        assert_eq!(Lang::Ar.f(T::Seconds, &["7"]), "7 ث");
+        assert_eq!(Lang::Ar.f(T::Seconds, &["7"]), "\u{2068}7\u{2069} ث");
+        assert_eq!(Lang::Ar.num(1216), "١٢١٦");
+        assert_eq!(Lang::En.num(1216), "1216");
     }
 
     #[test]

@@ -18,6 +18,24 @@ pub fn player_name(player: &PlayerRef, lang: Lang) -> String {
     }
 }
 
+/// The room as the kiosk shows it: its human in a bot game is "You" (14.7), since nobody at a
+/// café screen is the guest name the server made up.
+pub fn kiosk_view(room: &RoomView, lang: Lang) -> RoomView {
+    let mut room = room.clone();
+    if let (RoomKind::Bot { .. }, Some(seat)) = (&room.kind, room.you.seat) {
+        if let Some(p) = room
+            .seats
+            .get_mut(usize::from(seat))
+            .and_then(|s| s.player.as_mut())
+        {
+            p.player = PlayerRef::Local {
+                name: lang.t(T::YouName).to_owned(),
+            };
+        }
+    }
+    room
+}
+
 /// The seat holding `m`, if marks are assigned.
 pub fn seat_of(room: &RoomView, m: Mark) -> Option<&SeatView> {
     room.seats.iter().find(|s| s.mark == Some(m))
@@ -26,7 +44,7 @@ pub fn seat_of(room: &RoomView, m: Mark) -> Option<&SeatView> {
 /// "Sara (X)", or just "X" when nobody holds the mark.
 pub fn named_mark(room: &RoomView, m: Mark, lang: Lang) -> String {
     match seat_of(room, m).and_then(|s| s.player.as_ref()) {
-        Some(p) => format!("{} ({})", player_name(&p.player, lang), mark(m)),
+        Some(p) => lang.f(T::NamedMark, &[&player_name(&p.player, lang), mark(m)]),
         None => mark(m).to_owned(),
     }
 }
@@ -43,6 +61,9 @@ pub fn my_mark(room: &RoomView) -> Option<Mark> {
 /// How the game ended, in words.
 pub fn result_text(room: &RoomView, end: GameEnd, lang: Lang) -> String {
     match end {
+        GameEnd::Line { winner, .. } if my_mark(room) == Some(winner) => {
+            lang.t(T::ResultYouWinLine).to_owned()
+        }
         GameEnd::Line { winner, .. } => lang.f(T::ResultLine, &[&named_mark(room, winner, lang)]),
         GameEnd::FullBoard => lang.t(T::ResultFullBoard).to_owned(),
         GameEnd::Repetition => lang.t(T::ResultRepetition).to_owned(),
@@ -222,7 +243,7 @@ pub fn summary_text(room: &RoomSummary, lang: Lang) -> SummaryText {
         kind,
         state,
         joining,
-        spectators: lang.f(T::Watching, &[&room.spectators.to_string()]),
+        spectators: lang.f(T::Watching, &[&lang.num(room.spectators)]),
     }
 }
 
@@ -308,6 +329,36 @@ mod tests {
     }
 
     #[test]
+    fn arabic_isolates_names_and_marks_so_they_keep_their_order() {
+        let mut room = online_playing();
+        room.turn = Mark::O;
+        room.you.to_move = false;
+        assert_eq!(
+            rail_text(&room, Lang::Ar),
+            "دور \u{2068}Omar\u{2069} (\u{2068}O\u{2069}) · أنت \u{2068}X\u{2069}"
+        );
+    }
+
+    #[test]
+    fn the_kiosk_calls_its_human_you_and_a_win_is_yours() {
+        let mut room = online_playing();
+        room.kind = RoomKind::Bot { difficulty: 50 };
+        room.seats[1].player = Some(protocol::PlayerView {
+            player: PlayerRef::Bot { difficulty: 50 },
+            rating: None,
+            name: protocol::Name::Bot { difficulty: 50 },
+        });
+        let kiosk = kiosk_view(&room, Lang::En);
+        assert_eq!(named_mark(&kiosk, Mark::X, Lang::En), "You (X)");
+        assert_eq!(named_mark(&kiosk, Mark::O, Lang::En), "Bot 50 % (O)");
+        let line = GameEnd::Line {
+            winner: Mark::X,
+            line: [0, 1, 2],
+        };
+        assert_eq!(result_text(&kiosk, line, Lang::En), "You win with a line");
+    }
+
+    #[test]
     fn results_name_the_winner() {
         let mut room = online_playing();
         room.phase = Phase::Finished;
@@ -321,6 +372,19 @@ mod tests {
             rail_text(&room, Lang::En),
             "Omar (O) resigned: Sara (X) wins"
         );
+        assert_eq!(
+            result_text(
+                &room,
+                GameEnd::Line {
+                    winner: Mark::X,
+                    line: [0, 1, 2]
+                },
+                Lang::En
+            ),
+            "You win with a line",
+            "the reader is Sara, who holds X"
+        );
+        room.you.seat = None;
         assert_eq!(
             result_text(
                 &room,

@@ -64,8 +64,13 @@ pub struct AppState {
     pub announcement: Announcement,
     /// U7: seconds without a game in progress before the kiosk returns home.
     pub kiosk_idle_s: u64,
-    /// The address phones should open, when the server knows a better one than this page's.
+    /// The address phones should open; the kiosk shows no QR code until the server has said
+    /// it (15.1: never this page's own, perhaps loopback, address).
     pub public_url: Option<String>,
+    /// The `.local` name, shown in words beside the QR code (15.3).
+    pub local_url: Option<String>,
+    /// A Wi-Fi network for guests, offered as a `WIFI:` QR code (15.3).
+    pub wifi: Option<protocol::http::Wifi>,
 }
 
 impl Default for AppState {
@@ -83,6 +88,8 @@ impl Default for AppState {
             announcement: Announcement::default(),
             kiosk_idle_s: 120,
             public_url: None,
+            local_url: None,
+            wifi: None,
         }
     }
 }
@@ -94,15 +101,9 @@ pub enum Action {
     Navigate(Route),
     Connected,
     Disconnected,
-    Server {
-        msg: ServerMsg,
-        now_ms: f64,
-    },
+    Server { msg: ServerMsg, now_ms: f64 },
     Account(Option<Account>),
-    Config {
-        kiosk_idle_s: u64,
-        public_url: Option<String>,
-    },
+    Config(crate::api::ServerConfig),
     Notice(Notice),
     DismissNotice,
     Announce(String),
@@ -155,12 +156,11 @@ impl AppState {
             Action::Connected => self.conn = Conn::Open,
             Action::Disconnected => self.conn = Conn::Lost,
             Action::Account(account) => self.account = Some(account),
-            Action::Config {
-                kiosk_idle_s,
-                public_url,
-            } => {
-                self.kiosk_idle_s = kiosk_idle_s;
-                self.public_url = public_url;
+            Action::Config(config) => {
+                self.kiosk_idle_s = config.kiosk_idle_s;
+                self.public_url = config.public_url.filter(|u| !u.trim().is_empty());
+                self.local_url = config.local_url.filter(|u| !u.trim().is_empty());
+                self.wifi = config.wifi;
             }
             Action::Notice(notice) => {
                 self.announce(notice.text.clone());
@@ -405,6 +405,41 @@ pub fn idle_return_due(
         && idle_ms >= kiosk_idle_s as f64 * 1000.0
 }
 
+/// 14.5: how long "Still playing?" waits for an answer: a quarter of the idle time, 5 to 30 s.
+pub fn still_playing_countdown_s(kiosk_idle_s: u64) -> u64 {
+    (kiosk_idle_s / 4).clamp(5, 30)
+}
+
+/// 14.5: on the kiosk, a bot or local game in progress with no input for the idle time asks
+/// "Still playing?"; the seconds left before it ends, or `None` while no question is due.
+pub fn still_playing_left(
+    route: &Route,
+    room: Option<&RoomView>,
+    idle_ms: f64,
+    kiosk_idle_s: u64,
+) -> Option<u32> {
+    let room = room?;
+    let casual = matches!(
+        room.kind,
+        protocol::RoomKind::Bot { .. } | protocol::RoomKind::Local
+    );
+    let due = route.is_kiosk()
+        && route.room_id().is_some()
+        && casual
+        && room_model::is_player(room)
+        && room_model::in_progress(Some(room));
+    let over_ms = idle_ms - kiosk_idle_s as f64 * 1000.0;
+    if !due || over_ms < 0.0 {
+        return None;
+    }
+    let left_ms = still_playing_countdown_s(kiosk_idle_s) as f64 * 1000.0 - over_ms;
+    Some(if left_ms <= 0.0 {
+        0
+    } else {
+        (left_ms / 1000.0).ceil() as u32
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -583,6 +618,55 @@ mod tests {
             room: Box::new(room),
         }));
         assert_eq!(state.hint, None);
+    }
+
+    #[test]
+    fn an_idle_kiosk_game_asks_still_playing_then_counts_down_to_its_end() {
+        let kiosk_room = Route::Room {
+            id: "r1".into(),
+            kiosk: true,
+        };
+        let mut room = online_playing();
+        room.kind = protocol::RoomKind::Local;
+        room.you.seat = None;
+        assert_eq!(
+            still_playing_left(&kiosk_room, Some(&room), 119_000.0, 120),
+            None
+        );
+        assert_eq!(
+            still_playing_left(&kiosk_room, Some(&room), 120_000.0, 120),
+            Some(30)
+        );
+        assert_eq!(
+            still_playing_left(&kiosk_room, Some(&room), 140_500.0, 120),
+            Some(10)
+        );
+        assert_eq!(
+            still_playing_left(&kiosk_room, Some(&room), 150_000.0, 120),
+            Some(0)
+        );
+        assert_eq!(
+            still_playing_left(&kiosk_room, Some(&room), 3_000.0, 3),
+            Some(5)
+        );
+        // Not on a phone, not for a rated game, not once the game is over.
+        let phone = Route::Room {
+            id: "r1".into(),
+            kiosk: false,
+        };
+        assert_eq!(
+            still_playing_left(&phone, Some(&room), 500_000.0, 120),
+            None
+        );
+        room.phase = Phase::Finished;
+        assert_eq!(
+            still_playing_left(&kiosk_room, Some(&room), 500_000.0, 120),
+            None
+        );
+        assert_eq!(
+            still_playing_left(&kiosk_room, Some(&online_playing()), 500_000.0, 120),
+            None
+        );
     }
 
     #[test]

@@ -414,3 +414,359 @@ pub async fn wait_js(
     })
     .await
 }
+
+/// The viewports every screen is checked at (issue 14): the 7-inch kiosk first, then the
+/// larger landscape screens, then a phone.
+pub const SIZES: [(u32, u32); 4] = [(800, 480), (1024, 600), (1280, 800), (360, 640)];
+
+/// The languages every screen is checked in, by the id of their switch button.
+pub const LANGS: [&str; 2] = ["en", "ar"];
+
+/// The layout rules of UI.md and issue 14, checked on the page as it is rendered. Returns a
+/// list of sentences, each naming the element (a CSS-like path) and its box; empty when the
+/// page is right.
+///
+/// - The document is not wider than the viewport, and nothing sticks out of it sideways.
+/// - Nothing overlaps a board (`.board`) or a rail (`.rail`) but their own contents.
+/// - Every control is at least 44 × 44 px.
+/// - Text is at least 16 px, 20 px on the kiosk (`html.kiosk`).
+/// - No control's label is an empty box: each has an SVG or text with a rendered width, and
+///   no character on the page is drawn as the missing-glyph box.
+pub const LAYOUT_JS: &str = r#"
+const vw = window.innerWidth, vh = window.innerHeight;
+const kiosk = document.documentElement.classList.contains('kiosk');
+const minText = kiosk ? 20 : 16;
+const out = [];
+const path = (e) => {
+  const parts = [];
+  for (let n = e; n && n.nodeType === 1 && n !== document.body && parts.length < 4; n = n.parentElement) {
+    let s = n.tagName.toLowerCase();
+    if (n.id) { parts.unshift(s + '#' + n.id); break; }
+    const cls = [...n.classList].filter(c => c !== 'playable').slice(0, 2);
+    if (cls.length) s += '.' + cls.join('.');
+    const p = n.parentElement;
+    if (p) {
+      const same = [...p.children].filter(c => c.tagName === n.tagName);
+      if (same.length > 1) s += ':nth-of-type(' + (same.indexOf(n) + 1) + ')';
+    }
+    parts.unshift(s);
+  }
+  return parts.join(' > ');
+};
+const box = (r) => `[x ${Math.round(r.left)}, y ${Math.round(r.top)}, ${Math.round(r.width)}×${Math.round(r.height)}]`;
+const hidden = (e) => {
+  if (e.closest('.sr-only, [aria-hidden="true"] .sr-only')) return true;
+  for (let n = e; n && n.nodeType === 1; n = n.parentElement) {
+    const s = getComputedStyle(n);
+    if (s.display === 'none' || s.visibility === 'hidden') return true;
+  }
+  return false;
+};
+// The part of a box that is painted: clipped by every scrolling or clipping ancestor.
+const clipped = (e, r) => {
+  let l = r.left, t = r.top, rr = r.right, b = r.bottom;
+  for (let a = e.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (s.overflowX !== 'visible' || s.overflowY !== 'visible') {
+      const c = a.getBoundingClientRect();
+      l = Math.max(l, c.left); t = Math.max(t, c.top); rr = Math.min(rr, c.right); b = Math.min(b, c.bottom);
+    }
+  }
+  return { left: l, top: t, right: rr, bottom: b, width: Math.max(0, rr - l), height: Math.max(0, b - t) };
+};
+const overlap = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+
+// 1. No sideways scrolling.
+const docW = document.documentElement.scrollWidth;
+if (docW > vw) out.push(`the document is ${docW} px wide in a ${vw} px viewport`);
+const all = [...document.body.querySelectorAll('*')].filter(e => !(e instanceof SVGElement && e.tagName !== 'svg') && !hidden(e));
+for (const e of all) {
+  const r = clipped(e, e.getBoundingClientRect());
+  if (r.width > 0 && r.height > 0 && (r.right > vw + 0.5 || r.left < -0.5)) {
+    out.push(`${path(e)} ${box(r)} sticks out of the ${vw} px viewport`);
+  }
+}
+
+// 2. Nothing over a board or a rail. Text is checked by its own boxes too, so text spilling
+// out of a narrow column is caught where it lands.
+const guarded = [...document.querySelectorAll('.board, .rail')].filter(e => !hidden(e));
+const pieces = [];
+for (const e of all) pieces.push([e, clipped(e, e.getBoundingClientRect())]);
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const texts = [];
+for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+  if (!n.textContent.trim() || !n.parentElement || hidden(n.parentElement) || n.parentElement.closest('svg')) continue;
+  texts.push(n);
+  const range = document.createRange();
+  range.selectNodeContents(n);
+  for (const r of range.getClientRects()) pieces.push([n.parentElement, clipped(n.parentElement, r), true]);
+}
+for (const g of guarded) {
+  const gr = g.getBoundingClientRect();
+  const seen = new Set();
+  for (const [e, r, isText] of pieces) {
+    if (e === g || g.contains(e) || e.contains(g) || seen.has(e)) continue;
+    if (getComputedStyle(e).position === 'fixed' && e.closest('[data-prompt]')) continue;
+    if (r.width > 0 && r.height > 0 && overlap(r, gr)) {
+      seen.add(e);
+      out.push(`${path(e)}${isText ? ' (its text)' : ''} ${box(r)} overlaps ${path(g)} ${box(gr)}`);
+    }
+  }
+}
+
+// 3. Controls at least 44 px both ways.
+const controls = all.filter(e => e.matches('button, a[href], input:not([type=hidden]), select, textarea, summary, [role=button], [role=gridcell], label.option') && !e.closest('label.option:not(:scope)'));
+for (const e of controls) {
+  if (e.matches('input') && e.closest('label.option')) continue;
+  const r = e.getBoundingClientRect();
+  if (r.width < 43.5 || r.height < 43.5) out.push(`${path(e)} ${box(r)} is a control under 44 px`);
+}
+
+// 4. Text sizes.
+const small = new Set();
+for (const n of texts) {
+  const p = n.parentElement;
+  const size = parseFloat(getComputedStyle(p).fontSize);
+  if (size < minText - 0.01 && !small.has(p)) {
+    small.add(p);
+    out.push(`${path(p)} "${n.textContent.trim().slice(0, 24)}" is ${size} px text, under ${minText} px`);
+  }
+}
+
+// 5. No empty boxes: every control shows an SVG or text with a width, and no character is
+// drawn as the missing-glyph box (compared with a private-use character no font has).
+for (const e of controls) {
+  if (e.matches('input, select, textarea, [role=gridcell]')) continue;
+  const svg = [...e.querySelectorAll('svg')].some(s => { const r = s.getBoundingClientRect(); return r.width > 0 && r.height > 0; });
+  const range = document.createRange();
+  range.selectNodeContents(e);
+  const textW = e.textContent.trim() ? range.getBoundingClientRect().width : 0;
+  if (!svg && textW <= 0) out.push(`${path(e)} ${box(e.getBoundingClientRect())} has an empty label`);
+}
+const canvas = document.createElement('canvas');
+canvas.width = 48; canvas.height = 48;
+const g2 = canvas.getContext('2d', { willReadFrequently: true });
+const draw = (ch, font) => {
+  g2.clearRect(0, 0, 48, 48); g2.font = font; g2.fillStyle = '#000'; g2.fillText(ch, 4, 36);
+  return g2.getImageData(0, 0, 48, 48).data.join(',');
+};
+const missing = new Map();
+for (const n of texts) {
+  const cs = getComputedStyle(n.parentElement);
+  const font = `${cs.fontWeight} 32px ${cs.fontFamily}`;
+  if (!missing.has(font)) missing.set(font, new Map([['\uE000', draw('\uE000', font)]]));
+  const seen = missing.get(font);
+  for (const ch of n.textContent) {
+    if (ch.charCodeAt(0) < 0x80 || /\s|\p{Cf}|\p{M}/u.test(ch) || seen.has(ch)) continue;
+    const tofu = draw(ch, font) === seen.get('\uE000');
+    seen.set(ch, tofu);
+    if (tofu) out.push(`${path(n.parentElement)} draws "${ch}" (U+${ch.codePointAt(0).toString(16).toUpperCase()}) as an empty box: no font has it`);
+  }
+}
+return out;
+"#;
+
+/// The problems [`LAYOUT_JS`] finds on the page as it is now.
+pub async fn layout_problems(client: &Client) -> Result<Vec<String>, String> {
+    let found = js(client, LAYOUT_JS).await?;
+    Ok(found
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+/// Switches the page to `lang` ("en" or "ar") with its own switch and waits for the page's
+/// direction to follow.
+pub async fn set_lang(client: &Client, lang: &str) -> Outcome {
+    let dir = if lang == "ar" { "rtl" } else { "ltr" };
+    js(
+        client,
+        &format!(
+            "if (document.documentElement.lang !== '{lang}') document.getElementById('lang-{lang}')?.click(); return 0;"
+        ),
+    )
+    .await?;
+    wait_js(
+        client,
+        "return document.documentElement.dir;",
+        serde_json::json!(dir),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Checks the current screen at every size of [`SIZES`] in both languages, saving
+/// `<name>-<lang>.png` at 800 × 480; returns every problem found, each prefixed with the
+/// screen, size and language. The window is left at `back_to`, in English.
+pub async fn check_layout_matrix(
+    client: &Client,
+    name: &str,
+    back_to: (u32, u32),
+) -> Result<Vec<String>, Box<dyn std::error::Error + Send + Sync>> {
+    let mut problems = Vec::new();
+    for lang in LANGS {
+        set_lang(client, lang).await?;
+        for (w, h) in SIZES {
+            set_viewport(client, w, h).await?;
+            // Let the layout, the fonts and any transition settle.
+            tokio::time::sleep(Duration::from_millis(350)).await;
+            for p in layout_problems(client).await? {
+                problems.push(format!("{name} {w}×{h} {lang}: {p}"));
+            }
+            if (w, h) == (800, 480) {
+                save_screenshot(client, &format!("{name}-{lang}")).await;
+            }
+        }
+    }
+    set_lang(client, "en").await?;
+    set_viewport(client, back_to.0, back_to.1).await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(problems)
+}
+
+// Game steps shared by the browser tests.
+
+/// Opens `url`, waits for the app and for its WebSocket to connect.
+pub async fn open_live(client: &Client, url: &str) -> Outcome {
+    client.goto(url).await?;
+    wait_for_app(client).await?;
+    eventually("the WebSocket to connect", || async {
+        client
+            .find(Locator::Css(".conn"))
+            .await
+            .is_err()
+            .then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// The number of marks on the live board.
+pub async fn marks(client: &Client) -> Result<u64, String> {
+    let n = js(
+        client,
+        "return document.querySelectorAll('#board .mark').length;",
+    )
+    .await?;
+    Ok(n.as_u64().unwrap_or(0))
+}
+
+pub async fn wait_marks(client: &Client, n: u64) -> Outcome {
+    eventually(&format!("{n} marks on the board"), || async {
+        (marks(client).await.ok()? == n).then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Waits for at least `n` marks (a bot may already have answered).
+pub async fn wait_at_least(client: &Client, n: u64) -> Outcome {
+    eventually(&format!("at least {n} marks on the board"), || async {
+        (marks(client).await.ok()? >= n).then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Clicks a live-board cell once the reader may move.
+pub async fn click_cell(client: &Client, cell: u8) -> Outcome {
+    let css = format!("#board [data-cell='{cell}']");
+    eventually(&format!("cell {cell} to be playable"), || async {
+        (attr_of(client, &css, "aria-disabled").await.as_deref() == Some("false")).then_some(())
+    })
+    .await?;
+    client.find(Locator::Css(&css)).await?.click().await?;
+    Ok(())
+}
+
+/// Clicks a live-board cell once the reader may move, and waits for the mark.
+pub async fn play(client: &Client, cell: u8, marks_after: u64) -> Outcome {
+    click_cell(client, cell).await?;
+    wait_at_least(client, marks_after).await
+}
+
+pub async fn start_local_game(c: &Client, base: &str) -> Outcome {
+    open_live(c, &format!("{base}/kiosk")).await?;
+    click(c, "#play-friend").await?;
+    type_into(c, "#friend-name1", "Sara").await?;
+    type_into(c, "#friend-name2", "Omar").await?;
+    click(c, "#friend-submit").await?;
+    eventually("the room screen", || async {
+        let path = js(c, "return location.pathname;").await.ok()?;
+        path.as_str()?.starts_with("/kiosk/room/").then_some(())
+    })
+    .await?;
+    eventually("the board", || async {
+        c.find(Locator::Css("#board")).await.ok().map(|_| ())
+    })
+    .await?;
+    Ok(())
+}
+
+pub async fn register(c: &Client, base: &str, name: &str) -> Outcome {
+    open_live(c, &format!("{base}/signin")).await?;
+    click(c, "#signin-switch").await?;
+    type_into(c, "#username", name).await?;
+    type_into(c, "#password", "password123").await?;
+    click(c, "#signin-submit").await?;
+    eventually("the lobby as a signed-in player", || async {
+        let nav = text_of(c, ".navbar").await?;
+        nav.contains(name).then_some(())
+    })
+    .await?;
+    eventually("the WebSocket to reconnect", || async {
+        c.find(Locator::Css(".conn")).await.is_err().then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Host creates an open XO room, the guest joins from the lobby and readies, the host starts.
+/// Returns the (X, O) sessions.
+pub async fn start_rated_game<'a>(
+    host: &'a Client,
+    guest: &'a Client,
+    base: &str,
+    guest_name: &str,
+) -> Result<(&'a Client, &'a Client), Box<dyn std::error::Error + Send + Sync>> {
+    open_live(host, &format!("{base}/")).await?;
+    click(host, "#create-submit").await?;
+    eventually("the waiting room", || async {
+        host.find(Locator::Css("#start")).await.ok()
+    })
+    .await?;
+    open_live(guest, &format!("{base}/")).await?;
+    click(guest, "#room-list .room-link").await?;
+    click(guest, "#join").await?;
+    eventually("the guest seated", || async {
+        let t = text_of(host, "#seat-1").await?;
+        t.contains(guest_name).then_some(())
+    })
+    .await?;
+    click(guest, "#ready").await?;
+    eventually("start enabled", || async {
+        (attr_of(host, "#start", "disabled").await.is_none()).then_some(())
+    })
+    .await?;
+    click(host, "#start").await?;
+    let host_is_x = eventually("the marks assigned", || async {
+        let rail = text_of(host, "#rail-text").await?;
+        if rail.contains("you are X") || rail.contains("You are X") {
+            Some(true)
+        } else if rail.contains("you are O") || rail.contains("You are O") {
+            Some(false)
+        } else {
+            None
+        }
+    })
+    .await?;
+    Ok(if host_is_x {
+        (host, guest)
+    } else {
+        (guest, host)
+    })
+}

@@ -6,89 +6,14 @@
 use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use xo_tests::{
-    Driver, Outcome, Server, attr_of, click, eventually, js, run_session, run_sessions,
-    save_screenshot, text_of, type_into, wait_for_app, wait_js, wait_text,
+    Driver, Outcome, Server, attr_of, click, click_cell, eventually, js, marks, open_live as open,
+    play, register, run_session, run_sessions, save_screenshot, start_local_game, start_rated_game,
+    text_of, type_into, wait_js, wait_marks, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
 const DESKTOP: (u32, u32) = (1280, 800);
 const PHONE: (u32, u32) = (360, 640);
-
-async fn open(client: &Client, url: &str) -> Outcome {
-    client.goto(url).await?;
-    wait_for_app(client).await?;
-    eventually("the WebSocket to connect", || async {
-        client
-            .find(Locator::Css(".conn"))
-            .await
-            .is_err()
-            .then_some(())
-    })
-    .await?;
-    Ok(())
-}
-
-/// The number of marks on the live board.
-async fn marks(client: &Client) -> Result<u64, String> {
-    let n = js(
-        client,
-        "return document.querySelectorAll('#board .mark').length;",
-    )
-    .await?;
-    Ok(n.as_u64().unwrap_or(0))
-}
-
-async fn wait_marks(client: &Client, n: u64) -> Outcome {
-    eventually(&format!("{n} marks on the board"), || async {
-        (marks(client).await.ok()? == n).then_some(())
-    })
-    .await?;
-    Ok(())
-}
-
-/// Waits for at least `n` marks (a bot may already have answered).
-async fn wait_at_least(client: &Client, n: u64) -> Outcome {
-    eventually(&format!("at least {n} marks on the board"), || async {
-        (marks(client).await.ok()? >= n).then_some(())
-    })
-    .await?;
-    Ok(())
-}
-
-/// Clicks a live-board cell once the reader may move.
-async fn click_cell(client: &Client, cell: u8) -> Outcome {
-    let css = format!("#board [data-cell='{cell}']");
-    eventually(&format!("cell {cell} to be playable"), || async {
-        (attr_of(client, &css, "aria-disabled").await.as_deref() == Some("false")).then_some(())
-    })
-    .await?;
-    client.find(Locator::Css(&css)).await?.click().await?;
-    Ok(())
-}
-
-/// Clicks a live-board cell once the reader may move, and waits for the mark.
-async fn play(client: &Client, cell: u8, marks_after: u64) -> Outcome {
-    click_cell(client, cell).await?;
-    wait_at_least(client, marks_after).await
-}
-
-async fn start_local_game(c: &Client, base: &str) -> Outcome {
-    open(c, &format!("{base}/kiosk")).await?;
-    click(c, "#play-friend").await?;
-    type_into(c, "#friend-name1", "Sara").await?;
-    type_into(c, "#friend-name2", "Omar").await?;
-    click(c, "#friend-submit").await?;
-    eventually("the room screen", || async {
-        let path = js(c, "return location.pathname;").await.ok()?;
-        path.as_str()?.starts_with("/kiosk/room/").then_some(())
-    })
-    .await?;
-    eventually("the board", || async {
-        c.find(Locator::Css("#board")).await.ok().map(|_| ())
-    })
-    .await?;
-    Ok(())
-}
 
 #[tokio::test]
 #[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
@@ -245,7 +170,7 @@ async fn kiosk_returns_home_after_the_idle_time_once_the_game_is_over() {
     let base = server.base.clone();
     run_session(&driver, "kiosk-idle", KIOSK, move |c| async move {
         start_local_game(&c, &base).await?;
-        // A game in progress holds the screen past the idle time.
+        // A game in progress holds the screen past the idle time, asking "Still playing?".
         play(&c, 0, 1).await?;
         tokio::time::sleep(std::time::Duration::from_secs(5)).await;
         let path = js(&c, "return location.pathname;").await?;
@@ -255,6 +180,7 @@ async fn kiosk_returns_home_after_the_idle_time_once_the_game_is_over() {
                 .starts_with("/kiosk/room/"),
             "{path}"
         );
+        click(&c, "#still-playing").await?;
         for (i, cell) in [3u8, 1, 4, 2].into_iter().enumerate() {
             play(&c, cell, i as u64 + 2).await?;
         }
@@ -271,24 +197,6 @@ async fn kiosk_returns_home_after_the_idle_time_once_the_game_is_over() {
         Ok(())
     })
     .await;
-}
-
-async fn register(c: &Client, base: &str, name: &str) -> Outcome {
-    open(c, &format!("{base}/signin")).await?;
-    click(c, "#signin-switch").await?;
-    type_into(c, "#username", name).await?;
-    type_into(c, "#password", "password123").await?;
-    click(c, "#signin-submit").await?;
-    eventually("the lobby as a signed-in player", || async {
-        let nav = text_of(c, ".navbar").await?;
-        nav.contains(name).then_some(())
-    })
-    .await?;
-    eventually("the WebSocket to reconnect", || async {
-        c.find(Locator::Css(".conn")).await.is_err().then_some(())
-    })
-    .await?;
-    Ok(())
 }
 
 #[tokio::test]
@@ -505,52 +413,6 @@ async fn kicked_player_cannot_view_the_room_again() {
         },
     )
     .await;
-}
-
-/// Host creates an open XO room, the guest joins from the lobby and readies, the host starts.
-/// Returns the (X, O) sessions.
-async fn start_rated_game<'a>(
-    host: &'a Client,
-    guest: &'a Client,
-    base: &str,
-    guest_name: &str,
-) -> Result<(&'a Client, &'a Client), Box<dyn std::error::Error + Send + Sync>> {
-    open(host, &format!("{base}/")).await?;
-    click(host, "#create-submit").await?;
-    eventually("the waiting room", || async {
-        host.find(Locator::Css("#start")).await.ok()
-    })
-    .await?;
-    open(guest, &format!("{base}/")).await?;
-    click(guest, "#room-list .room-link").await?;
-    click(guest, "#join").await?;
-    eventually("the guest seated", || async {
-        let t = text_of(host, "#seat-1").await?;
-        t.contains(guest_name).then_some(())
-    })
-    .await?;
-    click(guest, "#ready").await?;
-    eventually("start enabled", || async {
-        (attr_of(host, "#start", "disabled").await.is_none()).then_some(())
-    })
-    .await?;
-    click(host, "#start").await?;
-    let host_is_x = eventually("the marks assigned", || async {
-        let rail = text_of(host, "#rail-text").await?;
-        if rail.contains("you are X") || rail.contains("You are X") {
-            Some(true)
-        } else if rail.contains("you are O") || rail.contains("You are O") {
-            Some(false)
-        } else {
-            None
-        }
-    })
-    .await?;
-    Ok(if host_is_x {
-        (host, guest)
-    } else {
-        (guest, host)
-    })
 }
 
 #[tokio::test]

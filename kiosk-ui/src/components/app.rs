@@ -13,7 +13,7 @@ use crate::api;
 use crate::dom;
 use crate::i18n::{Lang, T};
 use crate::route::Route;
-use crate::state::{Action, AppState, Conn, idle_return_due};
+use crate::state::{Action, AppState, Conn, idle_return_due, still_playing_left};
 use crate::ws::Socket;
 
 use super::game_replay::GameReplay;
@@ -22,8 +22,8 @@ use super::kiosk::Kiosk;
 use super::leaderboard::LeaderboardPage;
 use super::live_region::LiveRegion;
 use super::navbar::Navbar;
-use super::notice::NoticeBanner;
 use super::profile::ProfilePage;
+use super::prompts::Prompts;
 use super::room::RoomPage;
 use super::rules::Rules;
 use super::sign_in::SignIn;
@@ -62,6 +62,7 @@ struct IdleView {
     route: Route,
     room: Option<RoomView>,
     idle_s: u64,
+    lang: Lang,
 }
 
 #[component]
@@ -90,18 +91,38 @@ pub fn App() -> Html {
             let d = state.dispatcher();
             wasm_bindgen_futures::spawn_local(async move {
                 if let Ok(config) = api::config().await {
-                    d.dispatch(Action::Config {
-                        kiosk_idle_s: config.kiosk_idle_s,
-                        public_url: config.public_url,
-                    });
+                    d.dispatch(Action::Config(config));
                 }
                 match api::me().await {
                     Ok(account) => d.dispatch(Action::Account(account)),
                     Err(_) => d.dispatch(Action::Account(None)),
                 }
             });
+            // The address phones should open may change (DHCP) or be unknown at first: ask
+            // again every few seconds until it is known, then every half minute.
+            let d = state.dispatcher();
+            let known = Rc::new(RefCell::new(false));
+            let ticks = Rc::new(RefCell::new(0u32));
+            let refresh = Interval::new(5_000, move || {
+                let tick = {
+                    let mut t = ticks.borrow_mut();
+                    *t = t.wrapping_add(1);
+                    *t
+                };
+                if *known.borrow() && tick % 6 != 0 {
+                    return;
+                }
+                let (d, known) = (d.clone(), known.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Ok(config) = api::config().await {
+                        *known.borrow_mut() = config.public_url.is_some();
+                        d.dispatch(Action::Config(config));
+                    }
+                });
+            });
             move || {
                 drop(popstate);
+                drop(refresh);
                 socket.borrow_mut().take();
             }
         });
@@ -170,14 +191,21 @@ pub fn App() -> Html {
         });
     }
 
-    // U7: the kiosk returns home after the idle time when no game is in progress.
+    // U7: the kiosk returns home after the idle time when no game is in progress; a bot or
+    // local game in progress asks "Still playing?" with a countdown, then ends (14.5).
+    let idle_left = use_state_eq(|| None::<u32>);
+    let last_activity = use_mut_ref(dom::now_ms);
     {
-        let last_activity = use_mut_ref(dom::now_ms);
+        let last_activity = last_activity.clone();
+        let idle_left = idle_left.clone();
+        // Whether "Still playing?" is showing, for announcing it once.
+        let asking = use_mut_ref(|| false);
         let idle_view = use_mut_ref(IdleView::default);
         *idle_view.borrow_mut() = IdleView {
             route: state.route.clone(),
             room: state.room.as_ref().map(|r| r.view.clone()),
             idle_s: state.kiosk_idle_s,
+            lang: state.lang,
         };
         let state = state.clone();
         let send = (*send).clone();
@@ -199,12 +227,22 @@ pub fn App() -> Html {
             let interval = Interval::new(1000, move || {
                 let view = idle_view.borrow();
                 let idle = dom::now_ms() - *last_activity.borrow();
-                if idle_return_due(&view.route, view.room.as_ref(), idle, view.idle_s) {
+                let left = still_playing_left(&view.route, view.room.as_ref(), idle, view.idle_s);
+                if idle_return_due(&view.route, view.room.as_ref(), idle, view.idle_s)
+                    || left == Some(0)
+                {
                     if view.room.as_ref().is_some_and(crate::room_model::is_player) {
                         send.emit(ClientMsg::Exit { id: None });
                     }
                     *last_activity.borrow_mut() = dom::now_ms();
+                    idle_left.set(None);
                     state.dispatch(Action::Navigate(Route::Kiosk));
+                } else {
+                    let was_asking = std::mem::replace(&mut *asking.borrow_mut(), left.is_some());
+                    if left.is_some() && !was_asking {
+                        state.dispatch(Action::Announce(view.lang.t(T::StillPlaying).to_owned()));
+                    }
+                    idle_left.set(left);
                 }
             });
             move || {
@@ -235,6 +273,30 @@ pub fn App() -> Html {
             </>
         },
     };
+    let still_playing = match *idle_left {
+        Some(left) => {
+            let yes = {
+                let idle_left = idle_left.clone();
+                let last_activity = last_activity.clone();
+                Callback::from(move |_| {
+                    *last_activity.borrow_mut() = dom::now_ms();
+                    idle_left.set(None);
+                })
+            };
+            let lang = state.lang;
+            html! {
+                <div class="idle-prompt" data-prompt="idle" role="alertdialog"
+                    aria-labelledby="idle-title" aria-describedby="idle-note">
+                    <div class="idle-box">
+                        <h2 id="idle-title">{ lang.t(T::StillPlaying) }</h2>
+                        <p id="idle-note" role="timer">{ lang.f(T::StillPlayingNote, &[&lang.num(left)]) }</p>
+                        <button type="button" class="primary huge" id="still-playing" onclick={yes}>{ lang.t(T::Yes) }</button>
+                    </div>
+                </div>
+            }
+        }
+        None => html! {},
+    };
     let conn_banner = match state.conn {
         Conn::Open => html! {},
         Conn::Connecting => html! { <p class="conn" role="status">{ ctx.t(T::Connecting) }</p> },
@@ -243,8 +305,9 @@ pub fn App() -> Html {
     html! {
         <ContextProvider<Ctx> context={ctx}>
             { conn_banner }
-            <NoticeBanner />
+            <Prompts />
             { page }
+            { still_playing }
             <LiveRegion />
         </ContextProvider<Ctx>>
     }

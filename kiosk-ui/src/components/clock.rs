@@ -53,13 +53,13 @@ pub fn Clock(props: &ClockProps) -> Html {
         "{} {}: {}, {}",
         ctx.t(T::ClockLabel),
         mark(props.clock.mark),
-        ctx.lang().f(T::Seconds, &[&secs.to_string()]),
+        ctx.lang().f(T::Seconds, &[&ctx.lang().num(secs)]),
         what
     );
     html! {
         <span class={classes!("clock", urgent(&props.clock, secs).then_some("urgent"))}
             role="timer" aria-label={label}>
-            { ctx.lang().f(T::Seconds, &[&secs.to_string()]) }
+            { ctx.lang().f(T::Seconds, &[&ctx.lang().num(secs)]) }
         </span>
     }
 }

@@ -157,7 +157,7 @@ pub fn CreateRoomBox(props: &CreateRoomProps) -> Html {
                 }
             })
         };
-        let pct = lang.f(T::Percent, &[&view.difficulty.to_string()]);
+        let pct = lang.f(T::Percent, &[&lang.num(view.difficulty)]);
         let id = format!("{prefix}-difficulty");
         html! {
             <>
@@ -225,7 +225,7 @@ pub fn CreateRoomBox(props: &CreateRoomProps) -> Html {
             }),
             TIMES
                 .iter()
-                .map(|&t| (t, lang.f(T::Seconds, &[&t.to_string()])))
+                .map(|&t| (t, lang.f(T::Seconds, &[&lang.num(t)])))
                 .collect(),
             view.time_s,
             act(&form, FormAction::Time),

@@ -50,8 +50,8 @@ pub fn EloPanel(props: &EloPanelProps) -> Html {
     let row = |name: &str, before: i32, after: i32| {
         html! {
             <li>
-                <span class="name">{ name.to_owned() }</span>{ " " }
-                <span class="projection">{ lang.f(T::RatingArrow, &[&before.to_string(), &after.to_string()]) }</span>
+                <bdi class="name">{ name.to_owned() }</bdi>{ " " }
+                <span class="projection">{ lang.f(T::RatingArrow, &[&lang.num(before), &lang.num(after)]) }</span>
             </li>
         }
     };

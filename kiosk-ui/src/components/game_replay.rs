@@ -1,10 +1,13 @@
-//! A finished game from the store, replayed with analysis (U10, U11).
+//! A finished game from the store, replayed with analysis (U10, U11): the navbar names the
+//! game, the side names both players and says how it ended.
 
+use engine::Mark;
+use protocol::records::PlayerRef;
 use yew::prelude::*;
 
 use crate::api::{self, ApiError, GameView};
-use crate::i18n::T;
-use crate::room_model::player_name;
+use crate::i18n::{Lang, T, mark};
+use crate::room_model::{change_class, player_name, signed};
 
 use super::app::use_ctx;
 use super::navbar::Navbar;
@@ -13,6 +16,27 @@ use super::replay::Replay;
 #[derive(Debug, Properties, PartialEq)]
 pub struct GameReplayProps {
     pub id: String,
+}
+
+/// How a stored game ended, in words, naming its players.
+pub fn stored_result(g: &GameView, lang: Lang) -> String {
+    let name = |m: Mark| {
+        let p: &PlayerRef = if m == Mark::X { &g.game.x } else { &g.game.o };
+        lang.f(T::NamedMark, &[&player_name(p, lang), mark(m)])
+    };
+    use protocol::records::GameEnd;
+    match g.game.end {
+        GameEnd::Line { winner, .. } => lang.f(T::ResultLine, &[&name(winner)]),
+        GameEnd::FullBoard => lang.t(T::ResultFullBoard).to_owned(),
+        GameEnd::Repetition => lang.t(T::ResultRepetition).to_owned(),
+        GameEnd::Agreed => lang.t(T::ResultAgreed).to_owned(),
+        GameEnd::Resigned { loser } => {
+            lang.f(T::ResultResigned, &[&name(loser), &name(loser.other())])
+        }
+        GameEnd::Timeout { loser } => {
+            lang.f(T::ResultTimeout, &[&name(loser), &name(loser.other())])
+        }
+    }
 }
 
 #[component]
@@ -30,29 +54,45 @@ pub fn GameReplay(props: &GameReplayProps) -> Html {
             });
         });
     }
+    let message = |t: T, role: &'static str| {
+        html! { <main id="main" class="page"><p role={role}>{ ctx.t(t) }</p></main> }
+    };
     let (title, body) = match &*data {
-        None => (
-            ctx.t(T::Replay).to_owned(),
-            html! { <p role="status">{ ctx.t(T::Loading) }</p> },
-        ),
+        None => (ctx.t(T::Replay).to_owned(), message(T::Loading, "status")),
         Some(Err(e)) if e.status == 404 => (
             ctx.t(T::Replay).to_owned(),
-            html! { <p role="alert">{ ctx.t(T::GameNotFound) }</p> },
+            message(T::GameNotFound, "alert"),
         ),
-        Some(Err(_)) => (
-            ctx.t(T::Replay).to_owned(),
-            html! { <p role="alert">{ ctx.t(T::ErrNetwork) }</p> },
-        ),
+        Some(Err(_)) => (ctx.t(T::Replay).to_owned(), message(T::ErrNetwork, "alert")),
         Some(Ok(g)) => {
-            let x = player_name(&g.game.x, lang);
-            let o = player_name(&g.game.o, lang);
+            let player = |m: Mark| {
+                let p = if m == Mark::X { &g.game.x } else { &g.game.o };
+                let change = g
+                    .rating_updates
+                    .iter()
+                    .find(|u| u.mark == m)
+                    .map(|u| u.change);
+                html! {
+                    <li>
+                        <bdi>{ lang.f(T::NamedMark, &[&player_name(p, lang), mark(m)]) }</bdi>
+                        if let Some(c) = change {
+                            { " " }<span class={classes!("change", change_class(c))}>{ lang.num(signed(c)) }</span>
+                        }
+                    </li>
+                }
+            };
             (
                 lang.game(g.game.game).to_owned(),
                 html! {
-                    <>
-                        <p class="rail">{ lang.f(T::Versus, &[&format!("{x} (X)"), &format!("{o} (O)")]) }</p>
-                        <Replay game={g.game.game} moves={g.game.moves.clone()} />
-                    </>
+                    <main id="main" class="room replaying replay-page">
+                        <Replay game={g.game.game} moves={g.game.moves.clone()}>
+                            <section class="panel stored-game">
+                                <p class="game-name" id="stored-game">{ lang.game(g.game.game) }</p>
+                                <ul class="stored-players">{ player(Mark::X) }{ player(Mark::O) }</ul>
+                                <p class="result" id="result">{ stored_result(g, lang) }</p>
+                            </section>
+                        </Replay>
+                    </main>
                 },
             )
         }
@@ -60,7 +100,7 @@ pub fn GameReplay(props: &GameReplayProps) -> Html {
     html! {
         <>
             <Navbar title={AttrValue::from(title)} />
-            <main id="main" class="page replay-page">{ body }</main>
+            { body }
         </>
     }
 }

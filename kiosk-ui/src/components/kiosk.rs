@@ -4,14 +4,13 @@
 use yew::prelude::*;
 
 use crate::create_form::Opponent;
-use crate::dom;
 use crate::i18n::T;
 
 use super::app::use_ctx;
 use super::create_room::CreateRoomBox;
 use super::lobby_list::LobbyList;
 use super::navbar::Navbar;
-use super::qr::Qr;
+use super::qr::{Qr, wifi_qr_text};
 
 /// Which of the two big buttons is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +23,40 @@ enum Open {
 pub fn Kiosk() -> Html {
     let ctx = use_ctx();
     let open = use_state(|| Open::Bot);
-    let address = ctx.state.public_url.clone().unwrap_or_else(dom::origin);
+    let lang = ctx.lang();
+    // 15.1: no QR code until the server has said where phones should go; this page's own
+    // address may be the kiosk's loopback, which would send a phone to itself.
+    let join = match ctx.state.public_url.clone() {
+        Some(address) => html! {
+            <div class="qr-card">
+                <Qr text={AttrValue::from(address.clone())}
+                    label={AttrValue::from(lang.f(T::QrLabel, &[&address]))} />
+                <p class="address" id="address" dir="ltr">{ address.clone() }</p>
+                if let Some(local) = ctx.state.local_url.clone().filter(|l| *l != address) {
+                    <p class="local-address" id="local-address">{ lang.f(T::OrType, &[&local]) }</p>
+                }
+            </div>
+        },
+        None => {
+            html! { <p class="note" id="address-pending" role="status">{ ctx.t(T::AddressPending) }</p> }
+        }
+    };
+    let wifi = ctx
+        .state
+        .wifi
+        .clone()
+        .filter(|_| ctx.state.public_url.is_some())
+        .map(|w| {
+            let text = wifi_qr_text(&w.ssid, w.security, w.password.as_deref());
+            html! {
+                <div class="qr-card">
+                    <Qr id="wifi-qr" text={AttrValue::from(text)}
+                        label={AttrValue::from(lang.f(T::WifiQrLabel, &[&w.ssid]))} />
+                    <p class="wifi-name" id="wifi-name">{ lang.f(T::WifiStep, &[&w.ssid]) }</p>
+                </div>
+            }
+        });
+    let two = wifi.is_some();
     let button = |which: Open, label: T, id: &str| {
         let open = open.clone();
         let expanded = *open == which;
@@ -51,10 +83,9 @@ pub fn Kiosk() -> Html {
                 </section>
                 <section class="kiosk-side">
                     <h2>{ ctx.t(T::JoinFromPhone) }</h2>
-                    <div class="qr-box">
-                        <Qr text={AttrValue::from(address.clone())}
-                            label={AttrValue::from(ctx.lang().f(T::QrLabel, &[&address]))} />
-                        <p class="address" dir="ltr">{ address.clone() }</p>
+                    <div class={classes!("qr-box", two.then_some("two"))}>
+                        { wifi.unwrap_or_default() }
+                        { join }
                     </div>
                     <h2>{ ctx.t(T::LiveRooms) }</h2>
                     <LobbyList rooms={ctx.state.lobby.clone()} kiosk={true} />

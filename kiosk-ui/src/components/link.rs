@@ -16,13 +16,22 @@ pub struct LinkProps {
     pub label: Option<AttrValue>,
     #[prop_or_default]
     pub children: Html,
+    /// Runs instead of navigating (e.g. to ask before leaving a game).
+    #[prop_or_default]
+    pub intercept: Option<Callback<MouseEvent>>,
 }
 
 #[component]
 pub fn Link(props: &LinkProps) -> Html {
     let ctx = use_ctx();
     let to = props.to.clone();
+    let intercept = props.intercept.clone();
     let onclick = Callback::from(move |e: MouseEvent| {
+        if let Some(instead) = &intercept {
+            e.prevent_default();
+            instead.emit(e);
+            return;
+        }
         // Let the browser handle new-tab clicks.
         if e.ctrl_key() || e.meta_key() || e.shift_key() || e.button() != 0 {
             return;

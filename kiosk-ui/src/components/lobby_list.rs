@@ -8,6 +8,7 @@ use crate::room_model::summary_text;
 use crate::route::Route;
 
 use super::app::use_ctx;
+use super::icon::{Icon, icon};
 use super::link::Link;
 
 #[derive(Debug, Properties, PartialEq)]
@@ -52,7 +53,7 @@ pub fn LobbyList(props: &LobbyListProps) -> Html {
                                 { " · " }
                                 <span>{ s.spectators }</span>
                             </span>
-                            <span class="room-action">{ ctx.t(action) }<span aria-hidden="true">{ " ▶" }</span></span>
+                            <span class="room-action">{ ctx.t(action) }{ icon(Icon::Forward) }</span>
                         </Link>
                     </li>
                 }

@@ -9,6 +9,7 @@ use crate::room_model::{change_class, player_name, signed};
 
 use super::app::use_ctx;
 use super::board::mark_svg;
+use super::icon::{Icon, icon};
 
 #[derive(Debug, Properties, PartialEq)]
 pub struct PlayerCardProps {
@@ -44,7 +45,7 @@ pub fn PlayerCard(props: &PlayerCardProps) -> Html {
     html! {
         <section class={classes!("card", props.to_move.then_some("to-move"))} id={format!("seat-{}", props.index)}>
             <p class="card-name">
-                <span class="name" title={name.clone()}>{ name }</span>
+                <bdi class="name" title={name.clone()}>{ name }</bdi>
                 if props.is_you { <span class="tag">{ format!(" ({})", ctx.t(T::You)) }</span> }
                 if let Some(m) = seat.mark {
                     <span class="card-mark" aria-label={mark(m)}>{ mark_svg(m) }</span>
@@ -53,17 +54,17 @@ pub fn PlayerCard(props: &PlayerCardProps) -> Html {
             <p class="card-meta">
                 if props.host { <span class="tag host">{ ctx.t(T::Host) }</span> }
                 if let Some(r) = player.rating {
-                    <span class="rating">{ lang.f(T::RatingValue, &[&r.to_string()]) }</span>
+                    <span class="rating">{ lang.f(T::RatingValue, &[&lang.num(r)]) }</span>
                 }
                 if let Some(c) = props.change {
                     <span class={classes!("change", change_class(c))}
-                        aria-label={lang.f(T::RatingChange, &[&signed(c)])}>{ signed(c) }</span>
+                        aria-label={lang.f(T::RatingChange, &[&signed(c)])}>{ lang.num(signed(c)) }</span>
                 }
             </p>
             <p class="card-meta">
                 if !is_bot {
                     <span class={classes!("presence", seat.present.then_some("here"))}>
-                        <span aria-hidden="true">{ "● " }</span>
+                        { icon(Icon::Dot) }
                         { ctx.t(if seat.present { T::Present } else { T::Away }) }
                     </span>
                 }

@@ -38,13 +38,13 @@ fn ladder(lang: Lang, game: Game, l: &LadderView) -> Html {
     html! {
         <section class="panel ladder" data-game={game.as_str()}>
             <h2>{ lang.game(game) }</h2>
-            <p class="big-rating">{ lang.f(T::RatingValue, &[&l.rating.to_string()]) }</p>
+            <p class="big-rating">{ lang.f(T::RatingValue, &[&lang.num(l.rating)]) }</p>
             <dl class="stats">
-                <dt>{ lang.t(T::Wins) }</dt><dd>{ l.wins }</dd>
-                <dt>{ lang.t(T::Draws) }</dt><dd>{ l.draws }</dd>
-                <dt>{ lang.t(T::Losses) }</dt><dd>{ l.losses }</dd>
-                <dt>{ lang.t(T::GamesPlayed) }</dt><dd>{ l.games }</dd>
-                <dt>{ lang.t(T::Points) }</dt><dd>{ l.points }</dd>
+                <dt>{ lang.t(T::Wins) }</dt><dd>{ lang.num(l.wins) }</dd>
+                <dt>{ lang.t(T::Draws) }</dt><dd>{ lang.num(l.draws) }</dd>
+                <dt>{ lang.t(T::Losses) }</dt><dd>{ lang.num(l.losses) }</dd>
+                <dt>{ lang.t(T::GamesPlayed) }</dt><dd>{ lang.num(l.games) }</dd>
+                <dt>{ lang.t(T::Points) }</dt><dd>{ lang.num(l.points) }</dd>
             </dl>
         </section>
     }
@@ -72,7 +72,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
         Some(Ok(p)) => html! {
             <>
                 <h2 id="profile-name">{ p.username.clone() }</h2>
-                <p class="points">{ format!("{}: {}", ctx.t(T::Points), p.points) }</p>
+                <p class="points">{ format!("{}: {}", ctx.t(T::Points), lang.num(p.points)) }</p>
                 <div class="ladders">
                     { ladder(lang, Game::Xo, &p.ladders.xo) }
                     { ladder(lang, Game::Infinite, &p.ladders.infinite) }
@@ -91,10 +91,10 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
                                     <li>
                                         <Link to={Route::Replay(g.game.id.clone())}>
                                             <span>{ lang.game(g.game.game) }</span>{ " · " }
-                                            <span>{ lang.f(T::Versus, &[&format!("{x} (X)"), &format!("{o} (O)")]) }</span>{ " · " }
+                                            <bdi>{ lang.f(T::Versus, &[&lang.f(T::NamedMark, &[&x, "X"]), &lang.f(T::NamedMark, &[&o, "O"])]) }</bdi>{ " · " }
                                             <span>{ ctx.t(outcome(&g.game, p.id)) }</span>
                                             if let Some(c) = change {
-                                                { " " }<span class={classes!("change", change_class(c))}>{ signed(c) }</span>
+                                                { " " }<span class={classes!("change", change_class(c))}>{ lang.num(signed(c)) }</span>
                                             }
                                         </Link>
                                     </li>
@@ -114,7 +114,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
             <main id="main" class="page profile">
                 { body }
                 if is_me {
-                    <p><Link to={Route::SignIn}>{ ctx.t(T::NavSignOut) }</Link></p>
+                    <p><Link to={Route::SignIn} class="text-link">{ ctx.t(T::NavSignOut) }</Link></p>
                 }
             </main>
         </>

@@ -1,6 +1,11 @@
-//! The room screen: player cards, the rail and the board, the waiting-room controls (ready,
-//! kick, start, requests, passcode, share link), draw offers, hints, undo, replay, the ELO
-//! preview, the spectator count, and the navbar controls of U9.
+//! The room screen: the rail across the top, the player cards, the board, and the side panel
+//! (the result, hints, undo, replay, draw offers, the waiting-room controls, the ELO
+//! preview, the spectator count), with the navbar controls of U9.
+//!
+//! Landscape screens (the 800×480 kiosk first) lay it out as a grid that fills the viewport:
+//! the rail spans the top and always keeps room for its warning line, so the board below is
+//! as large as the height allows and does not change size when a warning comes or goes.
+//! Phones stack rail, board, cards and side.
 
 use engine::Mark;
 use protocol::{ClientMsg, Joining, Phase, RoomKind, RoomView};
@@ -9,7 +14,7 @@ use yew::prelude::*;
 use crate::board_model::BoardModel;
 use crate::dom;
 use crate::i18n::{T, mark};
-use crate::room_model::{self, NavControls, change_for, named_mark, player_name};
+use crate::room_model::{self, NavControls, change_for, player_name};
 use crate::route::Route;
 use crate::state::LiveRoom;
 
@@ -28,17 +33,24 @@ pub struct RoomProps {
     pub kiosk: bool,
 }
 
-/// A destructive action waiting for its one confirmation (UI.md: ask once, in place).
+/// An action waiting for its one confirmation (UI.md: ask once, in place).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Confirm {
     Resign,
     ResignExit,
     Kick,
+    /// Leaving a bot or local game in progress ends it (◀ Home or Exit, 14.5).
+    Leave,
 }
 
 fn send(ctx: &Ctx, msg: ClientMsg) -> Callback<MouseEvent> {
     let ctx = ctx.clone();
     Callback::from(move |_| ctx.send.emit(msg.clone()))
+}
+
+/// A bot or local game (M1, M2): Exit ends it, and it may be played again.
+pub fn casual(room: &RoomView) -> bool {
+    matches!(room.kind, RoomKind::Bot { .. } | RoomKind::Local)
 }
 
 #[component]
@@ -54,15 +66,33 @@ pub fn RoomPage(props: &RoomProps) -> Html {
             </>
         };
     };
-    let room = &live.view;
     let lang = ctx.lang();
+    let view = if props.kiosk {
+        room_model::kiosk_view(&live.view, lang)
+    } else {
+        live.view.clone()
+    };
+    let room = &view;
     let finished = room.phase == Phase::Finished || room.result.is_some();
     // Replay is offered for finished games and during bot and local games (U10).
-    let replay_offered = !room.moves.is_empty()
-        && (finished || matches!(room.kind, RoomKind::Bot { .. } | RoomKind::Local));
+    let replay_offered = !room.moves.is_empty() && (finished || casual(room));
     let show_replay = *replaying && replay_offered;
+    let player = room_model::is_player(room);
+    // Leaving a casual game in progress ends it: ask once. A finished one just ends.
+    let leave_asks = casual(room) && player && room_model::in_progress(Some(room));
 
-    let actions = nav_actions(&ctx, room, &confirm);
+    let actions = nav_actions(&ctx, room, &confirm, leave_asks);
+    let on_home = (casual(room) && player).then(|| {
+        let ctx = ctx.clone();
+        let confirm = confirm.clone();
+        Callback::from(move |_: MouseEvent| {
+            if leave_asks {
+                confirm.set(Some(Confirm::Leave));
+            } else {
+                ctx.send.emit(ClientMsg::Exit { id: None });
+            }
+        })
+    });
     let title = lang.game(room.game);
 
     let cards = room.seats.iter().enumerate().map(|(i, seat)| {
@@ -100,9 +130,11 @@ pub fn RoomPage(props: &RoomProps) -> Html {
                 html! { <button type="button" class="danger" id="kick" onclick={ask}>{ ctx.t(T::Kick) }</button> }
             });
         }
+        // The kiosk's human is already "You"; the tag would say it twice.
+        let tag_you = is_you && !(props.kiosk && matches!(room.kind, RoomKind::Bot { .. }));
         html! {
             <PlayerCard seat={seat.clone()} index={index} host={i == 0 && matches!(room.kind, RoomKind::Online { .. })}
-                is_you={is_you} waiting={waiting}
+                is_you={tag_you} waiting={waiting}
                 change={change_for(room, seat.mark)}
                 to_move={room.phase == Phase::Playing && !finished && seat.mark == Some(room.turn)}>
                 { for controls }
@@ -110,30 +142,89 @@ pub fn RoomPage(props: &RoomProps) -> Html {
         }
     }).collect::<Html>();
 
-    let centre = if show_replay {
-        html! { <Replay game={room.game} moves={room.moves.clone()} /> }
+    let toggle = {
+        let replaying = replaying.clone();
+        Callback::from(move |_| replaying.set(!*replaying))
+    };
+    let game_line = html! {
+        <p class="room-game-line" id="room-game">{ room_game_line(&ctx, room) }</p>
+    };
+    let body = if show_replay {
+        html! {
+            <Replay game={room.game} moves={room.moves.clone()}>
+                <div class="panel actions replay-actions">
+                    <button type="button" id="replay-toggle" aria-pressed="true" onclick={toggle}>{ ctx.t(T::BackToGame) }</button>
+                </div>
+                if let Some(result) = &room.result {
+                    <p class="result" id="result">{ room_model::result_text(room, result.end, lang) }</p>
+                }
+            </Replay>
+        }
     } else {
-        live_board(&ctx, &live)
+        html! {
+            <>
+                { rail(&ctx, &live, room) }
+                <aside class="cards" aria-label={ctx.t(T::Players)}>{ cards }</aside>
+                <section class="centre">
+                    <div class="board-wrap">{ live_board(&ctx, room) }</div>
+                </section>
+                <aside class="side">
+                    { side_panel(&ctx, room, finished, replay_offered, toggle) }
+                </aside>
+            </>
+        }
     };
 
     html! {
         <>
-            <Navbar title={title} actions={actions} />
-            <main id="main" class={classes!("room", props.kiosk.then_some("kiosk-room"))}>
-                <aside class="cards" aria-label={ctx.t(T::Players)}>{ cards }</aside>
-                <section class="centre">{ centre }</section>
-                <aside class="side">
-                    { side_panel(&ctx, room, finished, replay_offered, &replaying) }
-                </aside>
+            <Navbar title={title} actions={actions} on_home={on_home} />
+            <main id="main" class={classes!("room", props.kiosk.then_some("kiosk-room"), show_replay.then_some("replaying"))}>
+                { game_line }
+                { body }
             </main>
         </>
     }
 }
 
-/// The rail (U2) and the board (U1–U5) of the live game.
-fn live_board(ctx: &Ctx, live: &LiveRoom) -> Html {
-    let room = &live.view;
+/// The game and its kind in words, for phones, whose navbar has no room for a title.
+fn room_game_line(ctx: &Ctx, room: &RoomView) -> String {
     let lang = ctx.lang();
+    let kind = ctx.t(match room.kind {
+        RoomKind::Online { .. } => T::KindPlayer,
+        RoomKind::Bot { .. } => T::KindBot,
+        RoomKind::Local => T::KindLocal,
+    });
+    let mut line = format!("{} · {}", lang.game(room.game), kind);
+    if let (engine::Game::Infinite, Some(ms)) = (room.game, room.per_move_ms) {
+        line.push_str(" · ");
+        line.push_str(&lang.f(T::Seconds, &[&lang.num(ms / 1000)]));
+    }
+    line
+}
+
+/// The rail (U2): whose turn in words, the mark, the clock, and a second line that holds the
+/// repetition warning when there is one (and keeps its place when there is none).
+fn rail(ctx: &Ctx, live: &LiveRoom, room: &RoomView) -> Html {
+    let may_move = room.you.to_move && room.phase == Phase::Playing && room.result.is_none();
+    let clock = room
+        .clock
+        .filter(|_| room.result.is_none() && room.phase == Phase::Playing)
+        .map(|c| html! { <>{ " · " }<bdi class="rail-clock"><Clock clock={c} received_ms={live.received_ms} /></bdi></> })
+        .unwrap_or_default();
+    html! {
+        <div class={classes!("rail", may_move.then_some("my-turn"), room.result.is_some().then_some("over"))} id="rail">
+            <p class="rail-main"><span id="rail-text">{ room_model::rail_text(room, ctx.lang()) }</span>{ clock }</p>
+            if room.repetition_warning && room.result.is_none() {
+                <p class="warning" id="repetition-warning">{ ctx.t(T::RepetitionWarning) }</p>
+            } else {
+                <p class="warning-slot" aria-hidden="true"></p>
+            }
+        </div>
+    }
+}
+
+/// The board (U1–U5) of the live game.
+fn live_board(ctx: &Ctx, room: &RoomView) -> Html {
     let mut model = BoardModel::from_room(room);
     model.hint = ctx.state.hint;
     let may_move = room.you.to_move && room.phase == Phase::Playing && room.result.is_none();
@@ -141,58 +232,52 @@ fn live_board(ctx: &Ctx, live: &LiveRoom) -> Html {
         let ctx = ctx.clone();
         Callback::from(move |cell| ctx.send.emit(ClientMsg::Move { id: None, cell }))
     };
-    let clock = room
-        .clock
-        .filter(|_| room.result.is_none() && room.phase == Phase::Playing)
-        .map(|c| html! { <>{ " · " }<Clock clock={c} received_ms={live.received_ms} /></> })
-        .unwrap_or_default();
-    html! {
-        <>
-            <div class={classes!("rail", may_move.then_some("my-turn"), room.result.is_some().then_some("over"))} id="rail">
-                <p class="rail-main"><span id="rail-text">{ room_model::rail_text(room, lang) }</span>{ clock }</p>
-                if room.repetition_warning && room.result.is_none() {
-                    <p class="warning" id="repetition-warning">{ ctx.t(T::RepetitionWarning) }</p>
-                }
-            </div>
-            <Board model={model} may_move={may_move} on_move={on_move} />
-        </>
-    }
+    html! { <Board model={model} may_move={may_move} on_move={on_move} /> }
 }
 
 /// U9: Resign and Resign & Exit during an active rated game, Exit otherwise; each
-/// resignation asks once, in place.
-fn nav_actions(ctx: &Ctx, room: &RoomView, confirm: &UseStateHandle<Option<Confirm>>) -> Html {
+/// resignation asks once, in place, and so does ending a bot or local game in progress.
+fn nav_actions(
+    ctx: &Ctx,
+    room: &RoomView,
+    confirm: &UseStateHandle<Option<Confirm>>,
+    leave_asks: bool,
+) -> Html {
     let ask = |what: Confirm| {
         let confirm = confirm.clone();
         Callback::from(move |_: MouseEvent| confirm.set(Some(what)))
     };
+    let no = {
+        let confirm = confirm.clone();
+        Callback::from(move |_| confirm.set(None))
+    };
+    let confirming = |question: T, yes_id: &'static str, msg: ClientMsg| {
+        let yes = {
+            let ctx = ctx.clone();
+            let confirm = confirm.clone();
+            Callback::from(move |_| {
+                ctx.send.emit(msg.clone());
+                confirm.set(None);
+            })
+        };
+        html! {
+            <div class="confirm" role="group">
+                <span>{ ctx.t(question) }</span>
+                <button type="button" class="danger" id={yes_id} onclick={yes}>{ ctx.t(T::Yes) }</button>
+                <button type="button" id={format!("{yes_id}-no")} onclick={no.clone()}>{ ctx.t(T::No) }</button>
+            </div>
+        }
+    };
     match room_model::nav_controls(room) {
         NavControls::Resign => match **confirm {
-            Some(what @ (Confirm::Resign | Confirm::ResignExit)) => {
-                let yes = {
-                    let ctx = ctx.clone();
-                    let confirm = confirm.clone();
-                    Callback::from(move |_| {
-                        // Exit during play is the same resignation, answered by `left` (M3.9).
-                        ctx.send.emit(if what == Confirm::Resign {
-                            ClientMsg::Resign { id: None }
-                        } else {
-                            ClientMsg::Exit { id: None }
-                        });
-                        confirm.set(None);
-                    })
-                };
-                let no = {
-                    let confirm = confirm.clone();
-                    Callback::from(move |_| confirm.set(None))
-                };
-                html! {
-                    <div class="confirm" role="group">
-                        <span>{ ctx.t(T::ResignConfirm) }</span>
-                        <button type="button" class="danger" id="resign-yes" onclick={yes}>{ ctx.t(T::Yes) }</button>
-                        <button type="button" id="resign-no" onclick={no}>{ ctx.t(T::No) }</button>
-                    </div>
-                }
+            // Exit during play is the same resignation, answered by `left` (M3.9).
+            Some(Confirm::Resign) => confirming(
+                T::ResignConfirm,
+                "resign-yes",
+                ClientMsg::Resign { id: None },
+            ),
+            Some(Confirm::ResignExit) => {
+                confirming(T::ResignConfirm, "resign-yes", ClientMsg::Exit { id: None })
             }
             _ => html! {
                 <>
@@ -200,6 +285,12 @@ fn nav_actions(ctx: &Ctx, room: &RoomView, confirm: &UseStateHandle<Option<Confi
                     <button type="button" class="danger" id="resign-exit" onclick={ask(Confirm::ResignExit)}>{ ctx.t(T::ResignExit) }</button>
                 </>
             },
+        },
+        NavControls::Exit if leave_asks && **confirm == Some(Confirm::Leave) => {
+            confirming(T::EndGameConfirm, "leave-yes", ClientMsg::Exit { id: None })
+        }
+        NavControls::Exit if leave_asks => html! {
+            <button type="button" id="exit" onclick={ask(Confirm::Leave)}>{ ctx.t(T::Exit) }</button>
         },
         NavControls::Exit => html! {
             <button type="button" id="exit" onclick={send(ctx, ClientMsg::Exit { id: None })}>{ ctx.t(T::Exit) }</button>
@@ -219,16 +310,12 @@ fn side_panel(
     room: &RoomView,
     finished: bool,
     replay_offered: bool,
-    replaying: &UseStateHandle<bool>,
+    toggle: Callback<MouseEvent>,
 ) -> Html {
     let lang = ctx.lang();
     let seated = room_model::is_player(room);
     let online = matches!(room.kind, RoomKind::Online { .. });
     let mut parts: Vec<Html> = Vec::new();
-
-    if room.phase == Phase::Waiting && online {
-        parts.push(waiting_panel(ctx, room));
-    }
 
     if let Some(result) = &room.result {
         parts.push(html! {
@@ -236,24 +323,25 @@ fn side_panel(
         });
     }
 
+    if room.phase == Phase::Waiting && online {
+        parts.push(waiting_panel(ctx, room));
+    }
+
     if room.phase == Phase::Playing && !finished && online && seated {
         let me = room_model::my_mark(room);
+        // Answering the opponent's offer happens in the banner at the top (UI.md).
         let offer = match (room.draw_offer, me) {
-            (Some(by), Some(me)) if by == me => html! {
+            (Some(by), Some(me)) if by == me => Some(html! {
                 <button type="button" id="offer-draw" disabled=true>{ ctx.t(T::DrawOffered) }</button>
-            },
-            (Some(by), Some(_)) => html! {
-                <div class="draw-offer" role="group">
-                    <p>{ lang.f(T::AnnDrawOffered, &[&named_mark(room, by, lang)]) }</p>
-                    <button type="button" id="accept-draw" onclick={send(ctx, ClientMsg::AnswerDraw { id: None, accept: true })}>{ ctx.t(T::AcceptDraw) }</button>
-                    <button type="button" id="decline-draw" onclick={send(ctx, ClientMsg::AnswerDraw { id: None, accept: false })}>{ ctx.t(T::Decline) }</button>
-                </div>
-            },
-            _ => html! {
+            }),
+            (Some(_), Some(_)) => None,
+            _ => Some(html! {
                 <button type="button" id="offer-draw" onclick={send(ctx, ClientMsg::OfferDraw { id: None })}>{ ctx.t(T::OfferDraw) }</button>
-            },
+            }),
         };
-        parts.push(html! { <div class="panel actions">{ offer }</div> });
+        if let Some(offer) = offer {
+            parts.push(html! { <div class="panel actions">{ offer }</div> });
+        }
     }
 
     if !online && seated {
@@ -264,24 +352,16 @@ fn side_panel(
                 if is_bot {
                     <button type="button" id="hint" disabled={!hint_ok} onclick={send(ctx, ClientMsg::Hint { id: None })}>{ ctx.t(T::Hint) }</button>
                 }
-                <button type="button" id="undo" disabled={!room.can_undo || **replaying} onclick={send(ctx, ClientMsg::Undo { id: None })}>{ ctx.t(T::Undo) }</button>
+                // A finished game is over: Undo would take the result back (14.8).
+                <button type="button" id="undo" disabled={!room.can_undo || finished} onclick={send(ctx, ClientMsg::Undo { id: None })}>{ ctx.t(T::Undo) }</button>
             </div>
         });
     }
 
     if replay_offered {
-        let toggle = {
-            let replaying = replaying.clone();
-            Callback::from(move |_| replaying.set(!*replaying))
-        };
-        let label = if **replaying {
-            T::BackToGame
-        } else {
-            T::Replay
-        };
         parts.push(html! {
             <div class="panel actions">
-                <button type="button" id="replay-toggle" aria-pressed={replaying.to_string()} onclick={toggle}>{ ctx.t(label) }</button>
+                <button type="button" id="replay-toggle" aria-pressed="false" onclick={toggle}>{ ctx.t(T::Replay) }</button>
             </div>
         });
     }
@@ -303,15 +383,16 @@ fn side_panel(
         parts.push(html! { <p class="note" id="spectating">{ ctx.t(T::YouWatch) }</p> });
     }
     parts.push(html! {
-        <p class="spectators" id="spectators">
-            { lang.f(T::Watching, &[&room.spectators.to_string()]) }
+        <p class="spectators note" id="spectators">
+            { lang.f(T::Watching, &[&lang.num(room.spectators)]) }
         </p>
     });
     parts.into_iter().collect()
 }
 
-/// Before play in an online room: the host's passcode, share link, requests and Start; a
-/// visitor's Join (with a passcode when asked) or pending request.
+/// Before play in an online room: the host's passcode, share link and Start; a visitor's
+/// Join (with a passcode when asked) or pending request. Join requests are answered in the
+/// banner at the top.
 fn waiting_panel(ctx: &Ctx, room: &RoomView) -> Html {
     html! { <WaitingPanel room={room.clone()} kiosk={ctx.state.route.is_kiosk()} /> }
 }
@@ -349,22 +430,6 @@ fn WaitingPanel(props: &WaitingProps) -> Html {
             parts.push(
                 html! { <p class="passcode" id="passcode">{ lang.f(T::PasscodeIs, &[code]) }</p> },
             );
-        }
-        if !room.requests.is_empty() {
-            parts.push(html! {
-                <section class="requests" aria-labelledby="requests-title">
-                    <h2 id="requests-title">{ ctx.t(T::Requests) }</h2>
-                    <ul>
-                        { for room.requests.iter().map(|r| html! {
-                            <li>
-                                <span class="name">{ r.name.clone() }</span>
-                                <button type="button" class="accept" onclick={send(&ctx, ClientMsg::Accept { id: None, user: r.user })}>{ ctx.t(T::Accept) }</button>
-                                <button type="button" class="decline" onclick={send(&ctx, ClientMsg::Decline { id: None, user: r.user })}>{ ctx.t(T::Decline) }</button>
-                            </li>
-                        }) }
-                    </ul>
-                </section>
-            });
         }
         let can_start = seat2 && room.seats.iter().all(|s| s.ready);
         parts.push(html! {
@@ -424,7 +489,7 @@ fn WaitingPanel(props: &WaitingProps) -> Html {
                 });
             } else if !props.kiosk {
                 parts.push(html! {
-                    <p class="note"><Link to={Route::SignIn}>{ ctx.t(T::SignInToJoin) }</Link></p>
+                    <p class="note"><Link to={Route::SignIn} class="text-link">{ ctx.t(T::SignInToJoin) }</Link></p>
                 });
             }
         }
