@@ -180,7 +180,7 @@ async fn route(
         }
         ["rooms"] => {
             get(is_get)?;
-            Ok(json(StatusCode::OK, &app.hub.lobby()))
+            lobby(app, &req).await
         }
         ["games", id] if !id.is_empty() => {
             get(is_get)?;
@@ -313,6 +313,16 @@ fn ladder(s: &LadderStats) -> LadderView {
         losses: s.losses,
         games: s.games(),
     }
+}
+
+/// `GET /api/rooms`: the lobby as this browser may see it, without the rooms it was kicked
+/// from (M3.5), as the WebSocket's lobby list.
+async fn lobby(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
+    let store = app.store.clone();
+    let headers = req.headers().clone();
+    let who =
+        blocking(move || accounts::identity_from_headers_blocking(&store, &headers)).await??;
+    Ok(json(StatusCode::OK, &app.hub.lobby_for(&who)))
 }
 
 async fn profile(app: &Arc<App>, name: &str) -> ApiResult {

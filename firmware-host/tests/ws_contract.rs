@@ -442,6 +442,15 @@ async fn kicked_person_signed_out_in_the_same_browser_is_refused() {
         rows.iter().all(|r| r.id != room),
         "the kicked browser is not offered the room"
     );
+    let listed = s.get("/api/rooms", Some(browser)).await;
+    assert_eq!(listed.status, 200, "{}", listed.text());
+    assert!(
+        !listed.text().contains(&format!("\"{room}\"")),
+        "GET /api/rooms does not offer the room to the kicked browser either: {}",
+        listed.text()
+    );
+    let everyone = s.get("/api/rooms", None).await;
+    assert!(everyone.text().contains(&format!("\"{room}\"")));
     // Someone else's browser sees it and may watch.
     let mut stranger = connect(&s, None).await;
     let rows = lobby_rows(&mut stranger).await;

@@ -34,23 +34,6 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// A new room id, unique among open rooms and stored games (issue 10.4: a new room must not
-    /// clash with an old game, or its result could not be stored). One short read per try; when
-    /// the store cannot be read the id counts as free: room creation must not wait on a failing
-    /// card, and a clash among 31^6 ids is unlikely.
-    pub(crate) fn fresh_room_id<R: rand::Rng>(&self, rng: &mut R) -> String {
-        loop {
-            let id = self.lobby.fresh_id(rng);
-            let taken = self.store.room_id_taken_blocking(&id).unwrap_or_else(|e| {
-                tracing::warn!(room = %id, error = %e, "cannot check a new room id against stored games");
-                false
-            });
-            if !taken {
-                return id;
-            }
-        }
-    }
-
     pub(crate) fn new(store: Arc<dyn Persistence>, config: HubConfig) -> Shared {
         Shared {
             store,
