@@ -103,6 +103,17 @@ pub struct Cli {
     )]
     pub message_burst: u32,
 
+    /// Seconds a player of a rated XO room has for a move before the game is forfeited to
+    /// the opponent (M3.7). Infinite XO's time per move is chosen per room instead.
+    #[arg(
+        long,
+        env = "XO_XO_MOVE_LIMIT",
+        default_value_t = 120,
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u32).range(1..=86_400)
+    )]
+    pub xo_move_limit: u32,
+
     /// Seconds a new connection has to send its request headers, and a new WebSocket its
     /// hello, before the server closes it (so idle and half-open connections cannot pile up).
     #[arg(
@@ -165,6 +176,8 @@ pub struct Config {
     pub max_messages_per_s: u32,
     /// See [`Cli::message_burst`].
     pub message_burst: u32,
+    /// See [`Cli::xo_move_limit`].
+    pub xo_move_limit: Duration,
     /// See [`Cli::handshake_timeout`].
     pub handshake_timeout: Duration,
     /// `None`: derived from the bound address (see [`Cli::public_url`]).
@@ -188,6 +201,7 @@ impl Config {
             max_connections_per_address: 256,
             max_messages_per_s: 20,
             message_burst: 40,
+            xo_move_limit: Duration::from_secs(120),
             handshake_timeout: Duration::from_secs(10),
             public_url: None,
             display: None,
@@ -208,6 +222,7 @@ impl From<&Cli> for Config {
             max_connections_per_address: cli.max_connections_per_address,
             max_messages_per_s: cli.max_messages_per_s,
             message_burst: cli.message_burst,
+            xo_move_limit: Duration::from_secs(u64::from(cli.xo_move_limit)),
             handshake_timeout: Duration::from_secs(cli.handshake_timeout),
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),

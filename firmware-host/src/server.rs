@@ -115,6 +115,7 @@ impl Server {
                 hello_timeout: config.handshake_timeout,
                 max_messages_per_s: config.max_messages_per_s,
                 burst: config.message_burst,
+                xo_move_limit: config.xo_move_limit,
                 ..HubConfig::default()
             },
         );

@@ -6,7 +6,7 @@ mod support;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use support::{Process, ws_connect, ws_send, ws_wait_for};
+use support::{Process, register_at, ws_connect, ws_send, ws_wait_for};
 use tokio_tungstenite::tungstenite::Message;
 
 #[test]
@@ -27,6 +27,9 @@ fn help_documents_the_limit_flags() {
         "XO_MAX_REGISTRATIONS_PER_ADDRESS",
         "--max-connections-per-address",
         "XO_MAX_CONNECTIONS_PER_ADDRESS",
+        "--xo-move-limit",
+        "XO_XO_MOVE_LIMIT",
+        "[default: 120]",
     ] {
         assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
     }
@@ -59,5 +62,70 @@ async fn the_message_limit_flags_reach_the_hub() {
         }
     }
     assert!(flood, "the lowered limit was enforced");
+    server.stop_with("-TERM");
+}
+
+/// M3.7 with `--xo-move-limit` (issue 12.7): a rated XO room announces the operator's limit
+/// and forfeits the game to the opponent when it runs out; Infinite XO keeps its chosen time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_xo_move_limit_flag_reaches_rated_rooms() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(
+        dir.path(),
+        &[
+            ("XO_XO_MOVE_LIMIT", "2"),
+            ("XO_MAX_REGISTRATIONS_PER_ADDRESS", "0"),
+        ],
+    );
+    let host_cookie = register_at(server.addr, "hana", "password-123").await;
+    let joiner_cookie = register_at(server.addr, "joel", "password-123").await;
+    let mut host = ws_connect(server.addr, Some(&host_cookie)).await;
+    ws_send(
+        &mut host,
+        serde_json::json!({"create_room": {"id": 1, "room": {"game": "infinite", "opponent": {"player": {}}}}}),
+    )
+    .await;
+    let infinite = ws_wait_for(&mut host, "the infinite room", |v| v["room"]["id"] == 1).await;
+    assert_eq!(
+        infinite["room"]["room"]["per_move_ms"], 10_000,
+        "Infinite XO keeps its own time: {infinite}"
+    );
+    ws_send(&mut host, serde_json::json!({"exit": {"id": 2}})).await;
+    ws_wait_for(&mut host, "left", |v| {
+        v.get("left").is_some() || v["room"]["id"] == 2
+    })
+    .await;
+    ws_send(
+        &mut host,
+        serde_json::json!({"create_room": {"id": 3, "room": {"game": "xo", "opponent": {"player": {}}}}}),
+    )
+    .await;
+    let created = ws_wait_for(&mut host, "the XO room", |v| v["room"]["id"] == 3).await;
+    assert_eq!(created["room"]["room"]["per_move_ms"], 2_000, "{created}");
+    let room_id = created["room"]["room"]["id"].clone();
+    let mut joiner = ws_connect(server.addr, Some(&joiner_cookie)).await;
+    ws_send(
+        &mut joiner,
+        serde_json::json!({"join": {"id": 4, "room": room_id}}),
+    )
+    .await;
+    ws_wait_for(&mut joiner, "the seat", |v| v["room"]["id"] == 4).await;
+    ws_send(
+        &mut joiner,
+        serde_json::json!({"ready": {"id": 5, "ready": true}}),
+    )
+    .await;
+    ws_wait_for(&mut joiner, "ready", |v| v["room"]["id"] == 5).await;
+    ws_send(&mut host, serde_json::json!({"start": {"id": 6}})).await;
+    ws_wait_for(&mut host, "the start", |v| v["room"]["id"] == 6).await;
+    // Nobody moves: X's two seconds run out and O wins on time.
+    let result = ws_wait_for(&mut host, "the forfeit", |v| {
+        v["event"].get("result").is_some()
+    })
+    .await;
+    assert!(
+        result.to_string().contains("\"timeout\""),
+        "the game ended on time: {result}"
+    );
     server.stop_with("-TERM");
 }

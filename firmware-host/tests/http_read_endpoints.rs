@@ -129,8 +129,9 @@ async fn game_ids_are_percent_decoded() {
             id: "local game".into(),
             game: Game::Xo,
             rated: false,
+            // A registered player's bot game: games without one are not stored (issue 10.3).
             x: PlayerRef::User {
-                id: sara,
+                id: 0,
                 name: "Sara".into(),
             },
             o: PlayerRef::Bot { difficulty: 50 },

@@ -16,6 +16,9 @@ pub struct HubConfig {
     pub max_messages_per_s: u32,
     /// How many messages a connection may send at once above the sustained rate.
     pub burst: u32,
+    /// A rated XO player's time for a move before the game is forfeited (M3.7); rooms
+    /// created from now on use it.
+    pub xo_move_limit: Duration,
     /// Undecodable frames in a row before the connection is closed.
     pub max_bad_frames: u32,
     /// A room nobody views closes after this long (finished rooms, abandoned bot and local
@@ -56,6 +59,7 @@ impl Default for HubConfig {
             max_frame_bytes: protocol::MAX_FRAME_BYTES,
             max_messages_per_s: 20,
             burst: 40,
+            xo_move_limit: Duration::from_millis(u64::from(crate::settings::XO_FORFEIT_MS)),
             max_bad_frames: 10,
             idle_room_close: Duration::from_secs(30 * 60),
             unviewed_game_close: Duration::from_secs(60),

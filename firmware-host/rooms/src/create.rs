@@ -27,7 +27,8 @@ pub(crate) fn create(
             "the server is shutting down",
         ));
     }
-    let settings = Settings::from_request(req, member.user().is_some())?;
+    let settings = Settings::from_request(req, member.user().is_some())?
+        .with_xo_move_limit(shared.config.xo_move_limit);
     // Every room holds memory until it closes (up to 30 minutes after its last viewer).
     let (open, hosted) = shared.lobby.count(&member.key);
     let soft = shared.config.max_rooms / 4 * 3;

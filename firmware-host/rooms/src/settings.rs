@@ -114,17 +114,27 @@ impl Settings {
     pub fn is_online(&self) -> bool {
         matches!(self.opponent, Opponent::Player { .. })
     }
+
+    /// The same settings with a rated XO room's move limit set to `limit` (the operator's
+    /// `--xo-move-limit`); other rooms are unchanged.
+    pub fn with_xo_move_limit(mut self, limit: std::time::Duration) -> Settings {
+        if self.game == Game::Xo && self.is_online() {
+            self.per_move_ms = Some(u32::try_from(limit.as_millis()).unwrap_or(u32::MAX));
+        }
+        self
+    }
 }
 
 /// M2.1: two names, required, at most 20 characters, unique ignoring case and surrounding
 /// spaces (the rules of [`protocol::rules`], which the UI checks too). Returns them trimmed.
 pub fn local_names(names: &[String; 2]) -> Result<[String; 2], Refusal> {
-    protocol::rules::check_local_names(names).map_err(|e| {
-        let code = match e {
-            protocol::rules::NameError::Clash => ErrorCode::NameClash,
-            _ => ErrorCode::BadName,
-        };
-        Refusal::new(code, e.to_string())
+    protocol::rules::check_local_names(names).map_err(|e| match e {
+        // Name the clash, so the players see which name to change.
+        protocol::rules::NameError::Clash => Refusal::new(
+            ErrorCode::NameClash,
+            format!("{e}: both are called {}", names[0].trim()),
+        ),
+        _ => Refusal::new(ErrorCode::BadName, e.to_string()),
     })
 }
 
