@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use protocol::records::FinishedGame;
 use protocol::{
     ClientMsg, CreateRoom, ErrorCode, Event, Frame, Framing, MAX_FRAME_BYTES, RoomSummary,
-    ServerMsg, decode_client, decode_server,
+    ServerMsg, decode_client, decode_server, http,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -203,36 +203,110 @@ fn exactly<T: DeserializeOwned + serde::Serialize>(value: &Value) -> Result<(), 
     }
 }
 
+/// The body types of every HTTP endpoint: (method, path as the doc writes it, the request
+/// body's check, the success status and the response body's check).
+type BodyCheck = fn(&Value) -> Result<(), String>;
+const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
+    ("GET", "/api/health", None, "200", exactly::<http::Health>),
+    (
+        "GET",
+        "/api/config",
+        None,
+        "200",
+        exactly::<http::ServerConfig>,
+    ),
+    (
+        "POST",
+        "/api/register",
+        Some(exactly::<http::Credentials>),
+        "201",
+        exactly::<http::Account>,
+    ),
+    (
+        "POST",
+        "/api/login",
+        Some(exactly::<http::Credentials>),
+        "200",
+        exactly::<http::Account>,
+    ),
+    (
+        "POST",
+        "/api/logout",
+        None,
+        "200",
+        exactly::<http::SignedOut>,
+    ),
+    ("GET", "/api/me", None, "200", exactly::<http::Account>),
+    (
+        "POST",
+        "/api/me/password",
+        Some(exactly::<http::ChangePassword>),
+        "200",
+        exactly::<http::Account>,
+    ),
+    (
+        "GET",
+        "/api/users/{name}",
+        None,
+        "200",
+        exactly::<http::Profile>,
+    ),
+    (
+        "GET",
+        "/api/leaderboard",
+        None,
+        "200",
+        exactly::<http::Leaderboard>,
+    ),
+    (
+        "GET",
+        "/api/games/{id}",
+        None,
+        "200",
+        exactly::<http::GameView>,
+    ),
+    (
+        "GET",
+        "/api/rooms",
+        None,
+        "200",
+        exactly::<Vec<RoomSummary>>,
+    ),
+];
+
 fn check_http(method: &str, path: &str, which: &str, value: &Value) -> Result<(), String> {
     let status: Option<u16> = which.parse().ok();
     if status.is_none() && which != "request" {
         return Err(format!("`{which}` is neither `request` nor a status code"));
     }
-    if status.is_some_and(|s| s >= 400) {
-        // Every HTTP error has one shape.
-        let Value::Object(o) = value else {
-            return Err("an error body is an object".into());
-        };
-        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
-        if keys != ["code", "message"] || !o.values().all(Value::is_string) {
+    if let Some(status) = status.filter(|s| *s >= 400) {
+        // Every HTTP error has one shape, and its code one status.
+        exactly::<http::ApiErrorBody>(value)?;
+        let body: http::ApiErrorBody =
+            serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+        if body.code == http::ApiErrorCode::Other {
+            return Err(format!("{} is not an error code", value["code"]));
+        }
+        if body.code.status() != status {
             return Err(format!(
-                "an error body is exactly {{\"code\": string, \"message\": string}}, not {value}"
+                "`{}` is answered with status {}, not {status}",
+                body.code,
+                body.code.status()
             ));
         }
         return Ok(());
     }
-    match (method, path, which) {
-        ("GET", "/api/rooms", "200") => exactly::<Vec<RoomSummary>>(value),
-        ("GET", "/api/games/{id}", "200") => {
-            // The stored game's fields, plus what the server derives from them.
-            let mut game = value.clone();
-            let o = game.as_object_mut().ok_or("a game is an object")?;
-            o.remove("winner").ok_or("a game has `winner`")?;
-            o.remove("rating_updates")
-                .ok_or("a game has `rating_updates`")?;
-            exactly::<FinishedGame>(&game)
-        }
-        _ => Ok(()),
+    let Some((_, _, request, ok, response)) = ENDPOINTS
+        .iter()
+        .find(|(m, p, ..)| *m == method && *p == path)
+    else {
+        return Err(format!("no endpoint {method} {path} in protocol::http"));
+    };
+    match (which, request) {
+        ("request", Some(check)) => check(value),
+        ("request", None) => Err(format!("{method} {path} takes no body")),
+        (status, _) if status == *ok => response(value),
+        (status, _) => Err(format!("{method} {path} succeeds with {ok}, not {status}")),
     }
 }
 
@@ -483,6 +557,38 @@ fn every_message_and_event_has_an_example() {
     gaps.extend(missing("ServerMsg", &seen.server));
     gaps.extend(missing("Event", &seen.event));
     assert!(gaps.is_empty(), "no example in PROTOCOL.md for {gaps:?}");
+}
+
+#[test]
+fn every_http_endpoint_and_error_code_has_an_example() {
+    let doc = doc();
+    let seen = checked_examples(&doc);
+    let mut gaps = Vec::new();
+    for (method, path, request, ok, _) in ENDPOINTS {
+        let has = |which: &str| {
+            seen.http
+                .contains(&((*method).to_owned(), (*path).to_owned(), which.to_owned()))
+        };
+        if request.is_some() && !has("request") {
+            gaps.push(format!("{method} {path} request"));
+        }
+        if !has(ok) {
+            gaps.push(format!("{method} {path} {ok}"));
+        }
+    }
+    assert!(gaps.is_empty(), "no example in PROTOCOL.md for {gaps:?}");
+    let api = &doc[doc
+        .find("\n## HTTP API")
+        .expect("PROTOCOL.md has ## HTTP API")..];
+    let missing: Vec<&str> = http::ApiErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|code| !api.contains(&format!("`{code}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "HTTP error codes missing from PROTOCOL.md's HTTP API: {missing:?}"
+    );
 }
 
 #[test]
