@@ -15,8 +15,9 @@ use protocol::http::{Account, ChangePassword, Credentials, SignedOut};
 use protocol::rules;
 
 use crate::accounts;
-use crate::http::{ApiError, ApiResult, Body, blocking, json, read_json};
-use crate::server::App;
+use crate::api_error::{ApiError, Body, json};
+use crate::app::App;
+use crate::handler::{ApiResult, blocking, read_json};
 use crate::store::RegisterError;
 use crate::throttle::{Admission, ThrottleKey};
 
@@ -103,7 +104,7 @@ pub(crate) async fn register(
     let (token, token_hash) = accounts::new_session_token();
     let store = app.store.clone();
     let name = creds.username.clone();
-    let now = accounts::now_ms();
+    let now = crate::clock::now_ms();
     let expires = now + lifetime_ms();
     let phc = hash.clone();
     let id = match store.register(&name, &phc, token_hash, now, expires).await {
@@ -184,7 +185,7 @@ pub(crate) async fn login(app: &Arc<App>, peer: SocketAddr, req: Request<Incomin
     app.throttle.clear(&name_key);
     let (token, token_hash) = accounts::new_session_token();
     let store = app.store.clone();
-    let now = accounts::now_ms();
+    let now = crate::clock::now_ms();
     let expires = now + lifetime_ms();
     store.create_session(token_hash, id, now, expires).await?;
     tracing::info!(%peer, user = id, username, "signed in");
@@ -247,7 +248,8 @@ pub(crate) async fn change_password(
     let body: ChangePassword = read_json(req, app.config.handshake_timeout).await?;
     let store = app.store.clone();
     let found = blocking(move || -> Result<_, rooms::StoreError> {
-        let Some(account) = store.session_account_blocking(&token_hash, accounts::now_ms())? else {
+        let Some(account) = store.session_account_blocking(&token_hash, crate::clock::now_ms())?
+        else {
             return Ok(None);
         };
         Ok(store

@@ -7,7 +7,7 @@
 //! burst of sign-ins cannot exhaust a Pi Zero's memory. Session tokens are 32 random bytes sent
 //! as 64 hex digits in the `xo_session` cookie; the store keeps only their SHA-256.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -18,6 +18,7 @@ use rand::RngExt;
 use rooms::{Identity, StoreError};
 use sha2::{Digest, Sha256};
 
+use crate::clock::now_ms;
 use crate::store::Store;
 
 /// The session cookie (A2).
@@ -35,13 +36,6 @@ pub const ARGON2_M_KIB: u32 = 19 * 1024;
 pub const ARGON2_T: u32 = 2;
 /// argon2id lanes.
 pub const ARGON2_P: u32 = 1;
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
 
 fn hasher() -> Argon2<'static> {
     let params = Params::new(ARGON2_M_KIB, ARGON2_T, ARGON2_P, None)

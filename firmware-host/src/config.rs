@@ -243,12 +243,3 @@ fn guest_wifi_password(password: &str) -> Result<String, String> {
     // Any valid name: only the password is checked here.
     GuestWifi::new("x", Some(password)).map(|_| password.to_owned())
 }
-
-/// This machine's host name, from the kernel (Linux) or `HOSTNAME`.
-pub fn hostname() -> Option<String> {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
-}

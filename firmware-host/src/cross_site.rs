@@ -11,7 +11,7 @@ use hyper::header::{CONTENT_TYPE, HOST};
 use sha2::{Digest, Sha256};
 
 use crate::api_error::ApiError;
-use crate::server::App;
+use crate::app::App;
 
 /// Whether the body is declared JSON (`application/json`, parameters allowed). Browsers send
 /// cross-site `text/plain` and form bodies without asking first; JSON needs a preflight this
@@ -58,7 +58,7 @@ pub fn host_allowed(app: &App, authority: &str) -> bool {
     if name.parse::<IpAddr>().is_ok() || name == "localhost" {
         return true;
     }
-    if let Some(own) = crate::config::hostname().map(|h| h.to_ascii_lowercase()) {
+    if let Some(own) = crate::public_url::hostname().map(|h| h.to_ascii_lowercase()) {
         let own = own.strip_suffix(".local").unwrap_or(&own).to_owned();
         if name == own || name == format!("{own}.local") {
             return true;

@@ -11,7 +11,7 @@ use status_display::{Backend, Display, Status, StorageWarning};
 
 use crate::store::{StorageHealth, StorageState};
 
-use crate::server::App;
+use crate::app::App;
 
 /// How often the screen is redrawn.
 pub const REFRESH: Duration = Duration::from_secs(5);

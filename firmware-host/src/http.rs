@@ -15,11 +15,11 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use engine::Game;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{
-    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG,
-    HeaderValue, IF_NONE_MATCH, SET_COOKIE, VARY,
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderValue,
+    IF_NONE_MATCH, SET_COOKIE, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
 use protocol::http::{
@@ -31,10 +31,11 @@ use rooms::StoreError;
 use crate::account_api;
 use crate::accounts;
 pub use crate::api_error::{ApiError, Body, MAX_BODY, json};
+use crate::app::App;
 use crate::assets;
 use crate::connections::ConnectionSlot;
 use crate::cross_site;
-use crate::server::App;
+use crate::handler::{ApiResult, blocking};
 use crate::store::LadderStats;
 use crate::store::health::StorageState as StoreState;
 
@@ -42,17 +43,6 @@ use crate::store::health::StorageState as StoreState;
 const RECENT_GAMES: usize = 20;
 /// Rows of a leaderboard.
 const LEADERBOARD_ROWS: usize = 100;
-
-pub(crate) type ApiResult = Result<Response<Body>, ApiError>;
-
-/// Runs blocking store or hashing work off the async threads.
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ApiError::internal("blocking task failed", e))
-}
 
 /// Serves one request. Adds the `xo_guest` cookie to the answer of any client without one.
 pub async fn handle(
@@ -213,36 +203,6 @@ fn percent_decode(segment: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Reads a JSON body of at most [`MAX_BODY`] bytes, all of it within `limit` (a body trickled
-/// byte by byte must not hold a connection for ever, as the header timeout ensures for
-/// headers).
-pub(crate) async fn read_json<T: serde::de::DeserializeOwned>(
-    req: Request<Incoming>,
-    limit: std::time::Duration,
-) -> Result<T, ApiError> {
-    let declared = req
-        .headers()
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > MAX_BODY as u64) {
-        return Err(ApiError::BodyTooLarge);
-    }
-    let collected = tokio::time::timeout(limit, Limited::new(req.into_body(), MAX_BODY).collect())
-        .await
-        .map_err(|_| ApiError::BodyTimeout(limit.as_secs()))?;
-    let body = collected
-        .map_err(|e| {
-            if e.is::<http_body_util::LengthLimitError>() {
-                ApiError::BodyTooLarge
-            } else {
-                ApiError::BadBody(e.to_string())
-            }
-        })?
-        .to_bytes();
-    serde_json::from_slice(&body).map_err(|e| ApiError::BadJson(e.to_string()))
 }
 
 fn health(app: &Arc<App>) -> Response<Body> {

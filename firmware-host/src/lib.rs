@@ -40,11 +40,14 @@
 pub mod account_api;
 pub mod accounts;
 pub mod api_error;
+pub mod app;
 pub mod assets;
+pub mod clock;
 pub mod config;
 pub mod connections;
 pub mod cross_site;
 pub mod display;
+pub mod handler;
 pub mod http;
 pub mod public_url;
 pub mod server;

@@ -105,7 +105,7 @@ impl PublicUrl {
         let everywhere = self.bound.ip().is_unspecified();
         let local_url = everywhere
             .then(|| {
-                crate::config::hostname().map(|name| {
+                hostname().map(|name| {
                     let name = name.strip_suffix(".local").unwrap_or(&name).to_owned();
                     url(&format!("{name}.local"), port)
                 })
@@ -272,6 +272,15 @@ impl GuestWifi {
     }
 }
 
+/// This machine's host name, from the kernel (Linux) or `HOSTNAME`.
+pub fn hostname() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use std::net::{Ipv4Addr, Ipv6Addr};
@@ -376,7 +385,7 @@ mod tests {
         let list = Arc::new(Mutex::new(vec![c("eth0", "192.168.1.20", true)]));
         let url = lan(Arc::clone(&list), Duration::ZERO);
         assert_eq!(url.current().public_url, "http://192.168.1.20:8080");
-        if let Some(name) = crate::config::hostname() {
+        if let Some(name) = hostname() {
             let name = name.strip_suffix(".local").unwrap_or(&name).to_owned();
             assert_eq!(
                 url.current().local_url,

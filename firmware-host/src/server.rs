@@ -1,11 +1,10 @@
 //! The listener: binds, opens the store, accepts connections and serves them with hyper
 //! (HTTP/1.1 and HTTP/2, upgrades allowed), and shuts everything down in order.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -17,8 +16,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
+use crate::app::{App, Refusals};
 use crate::config::Config;
-use crate::connections::{Connections, FD_RESERVE};
+use crate::connections::FD_RESERVE;
 use crate::display::DisplayTask;
 use crate::http;
 use crate::public_url::PublicUrl;
@@ -36,57 +36,6 @@ pub const MAX_PENDING_PER_ADDRESS: usize = 256;
 
 /// Password hashes computed at once (each takes [`crate::accounts::ARGON2_M_KIB`] of memory).
 const HASH_PERMITS: usize = 2;
-
-/// What every request handler shares.
-#[derive(Debug)]
-pub struct App {
-    pub store: Store,
-    pub config: Config,
-    pub started: Instant,
-    pub throttle: Throttle,
-    /// Bounds concurrent argon2 computations.
-    pub hash_permits: Semaphore,
-    /// Open TCP connections (HTTP), for `/api/health`.
-    pub connections: AtomicUsize,
-    /// Rooms, the lobby and WebSocket sessions.
-    pub hub: Hub,
-    /// The address phones should open (configured, or derived from the bound address).
-    pub public_url: PublicUrl,
-    /// Open WebSocket connections per client address.
-    pub ws_per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
-    /// Connections per client address still waiting for their first request bytes.
-    pub pending_per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
-    /// Connections refused or closed for abuse, by kind, for the log.
-    pub refusals: Refusals,
-    /// Every open connection by address, for its whole life.
-    pub open: Arc<Connections>,
-    /// Open connections at which the newest of the busiest address are shed: the soft
-    /// open-files limit, less the descriptors open at start and [`FD_RESERVE`]. `None`:
-    /// the limit is unknown.
-    pub shed_at: Option<usize>,
-}
-
-/// Counts of refused connections, logged sparingly: the first, then at every power of two, so
-/// a flood of them cannot flood the log (or an SD card) too.
-#[derive(Debug, Default)]
-pub struct Refusals {
-    /// Connections that sent no request within the handshake timeout.
-    pub silent: AtomicU64,
-    /// Connections over [`MAX_PENDING_PER_ADDRESS`].
-    pub pending_over_limit: AtomicU64,
-    /// Connections over `--max-connections-per-address`.
-    pub address_over_limit: AtomicU64,
-    /// Connections shed near the open-files limit.
-    pub shed: AtomicU64,
-}
-
-impl Refusals {
-    /// Counts one refusal; `Some(total)` when this one should be logged.
-    pub fn count(counter: &AtomicU64) -> Option<u64> {
-        let total = counter.fetch_add(1, Ordering::Relaxed) + 1;
-        total.is_power_of_two().then_some(total)
-    }
-}
 
 /// A running server.
 #[derive(Debug)]

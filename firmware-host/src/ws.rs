@@ -20,9 +20,9 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tracing::Instrument as _;
 
 use crate::accounts;
+use crate::api_error::{ApiError, Body};
+use crate::app::App;
 use crate::connections::ConnectionSlot;
-use crate::http::{ApiError, Body};
-use crate::server::App;
 
 /// Largest WebSocket message or frame the socket buffers. The hub refuses frames above
 /// `protocol::MAX_FRAME_BYTES` with a clear error; anything beyond this hard limit closes the

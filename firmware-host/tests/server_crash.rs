@@ -539,7 +539,7 @@ fn check_file(
         assert_eq!(id, p.id, "{} keeps its id", p.name);
         assert_eq!(record.name, p.name);
     }
-    let now = accounts::now_ms();
+    let now = firmware_host::clock::now_ms();
     for (who, cookie) in cookies {
         let token = cookie.trim_start_matches("xo_session=");
         let hash = accounts::token_hash(token).expect("a token we were given");

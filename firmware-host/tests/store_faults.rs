@@ -132,7 +132,7 @@ fn open_faulty(dir: &Path, faults: &Arc<Faults>) -> Store {
 }
 
 fn now() -> u64 {
-    firmware_host::accounts::now_ms()
+    firmware_host::clock::now_ms()
 }
 
 fn rated(id: &str, x: (UserId, &str), o: (UserId, &str), winner: Option<Mark>) -> FinishedGame {

@@ -9,7 +9,7 @@ use rooms::Persistence;
 const DAY_MS: u64 = 24 * 60 * 60 * 1000;
 
 fn now() -> u64 {
-    firmware_host::accounts::now_ms()
+    firmware_host::clock::now_ms()
 }
 
 fn register(store: &Store, name: &str, n: u8) -> UserId {

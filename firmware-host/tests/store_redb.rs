@@ -19,7 +19,7 @@ fn token(n: u8) -> [u8; 32] {
 }
 
 fn now() -> u64 {
-    firmware_host::accounts::now_ms()
+    firmware_host::clock::now_ms()
 }
 
 /// Registers with a session `token(n)` that lives 30 days from now.
@@ -510,7 +510,7 @@ fn expired_sessions_are_purged_when_the_store_opens() {
     store
         .create_session_blocking(token(7), a, 0, 1)
         .expect("old session");
-    let now = firmware_host::accounts::now_ms();
+    let now = firmware_host::clock::now_ms();
     store
         .create_session_blocking(token(8), a, now, now + 30 * DAY_MS)
         .expect("live session");

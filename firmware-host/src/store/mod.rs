@@ -306,7 +306,7 @@ impl Store {
         let path = data_dir.join(DB_FILE);
         let db = opener().map_err(store_err)?;
         migrate(&db)?;
-        let purged = purge_expired_sessions(&db, crate::accounts::now_ms())?;
+        let purged = purge_expired_sessions(&db, crate::clock::now_ms())?;
         if purged > 0 {
             tracing::info!(purged, "expired sessions removed");
         }

@@ -298,7 +298,7 @@ impl Writer {
         let probe = self.database().and_then(|db| {
             durable_commit(&db, |txn| {
                 let mut meta = txn.open_table(META).map_err(store_err)?;
-                let now = crate::accounts::now_ms();
+                let now = crate::clock::now_ms();
                 meta.insert(super::META_LAST_PROBE, now.to_le_bytes().as_slice())
                     .map_err(store_err)?;
                 Ok(())

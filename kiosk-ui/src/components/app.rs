@@ -16,6 +16,7 @@ use crate::route::Route;
 use crate::state::{Action, AppState, Conn, idle_return_due, still_playing_left};
 use crate::ws::Socket;
 
+use super::context::Ctx;
 use super::game_replay::GameReplay;
 use super::home::Home;
 use super::kiosk::Kiosk;
@@ -27,34 +28,6 @@ use super::prompts::Prompts;
 use super::room::RoomPage;
 use super::rules::Rules;
 use super::sign_in::SignIn;
-
-/// What every component may use: the state, and ways to change it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Ctx {
-    pub state: UseReducerHandle<AppState>,
-    /// Sends an intent over the WebSocket.
-    pub send: Callback<ClientMsg>,
-    /// Re-opens the WebSocket (after signing in or out).
-    pub reconnect: Callback<()>,
-}
-
-impl Ctx {
-    pub fn lang(&self) -> Lang {
-        self.state.lang
-    }
-
-    pub fn t(&self, key: T) -> &'static str {
-        self.state.lang.t(key)
-    }
-
-    pub fn navigate(&self, route: Route) {
-        self.state.dispatch(Action::Navigate(route));
-    }
-
-    pub fn dispatch(&self, action: Action) {
-        self.state.dispatch(action);
-    }
-}
 
 /// What the kiosk's idle timer reads; refreshed at every render.
 #[derive(Default)]
@@ -311,10 +284,4 @@ pub fn App() -> Html {
             <LiveRegion />
         </ContextProvider<Ctx>>
     }
-}
-
-/// The shared context; every component below [`App`] has it.
-#[hook]
-pub fn use_ctx() -> Ctx {
-    use_context::<Ctx>().expect("components are rendered inside App's ContextProvider")
 }

@@ -8,7 +8,7 @@ use yew::prelude::*;
 use crate::board_model::{BoardModel, Nav, is_place_key, move_focus};
 use crate::i18n::T;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 
 #[derive(Debug, Properties, PartialEq)]
 pub struct BoardProps {

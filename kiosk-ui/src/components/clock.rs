@@ -8,7 +8,7 @@ use yew::prelude::*;
 use crate::dom;
 use crate::i18n::{T, mark};
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 
 /// Whole seconds left, rounded up, never negative.
 pub fn seconds_left(clock: &ClockView, received_ms: f64, now_ms: f64) -> u32 {

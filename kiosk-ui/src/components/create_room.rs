@@ -9,7 +9,7 @@ use yew::prelude::*;
 use crate::create_form::{CreateForm, FormAction, FormError, JoinKind, Opponent, TIMES};
 use crate::i18n::T;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 
 #[derive(Debug, Properties, PartialEq)]
 pub struct CreateRoomProps {

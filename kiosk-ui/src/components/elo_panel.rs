@@ -9,7 +9,7 @@ use yew::prelude::*;
 use crate::i18n::T;
 use crate::room_model::Scenario;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 
 #[derive(Debug, Properties, PartialEq)]
 pub struct EloPanelProps {

@@ -9,7 +9,7 @@ use crate::api::{self, ApiError, GameView};
 use crate::i18n::{Lang, T, mark};
 use crate::room_model::{change_class, player_name, signed};
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 use super::navbar::Navbar;
 use super::replay::Replay;
 

@@ -6,7 +6,7 @@ use yew::prelude::*;
 use crate::i18n::T;
 use crate::route::Route;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 use super::create_room::CreateRoomBox;
 use super::link::Link;
 use super::lobby_list::LobbyList;

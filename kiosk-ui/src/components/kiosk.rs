@@ -6,7 +6,7 @@ use yew::prelude::*;
 use crate::create_form::Opponent;
 use crate::i18n::T;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 use super::create_room::CreateRoomBox;
 use super::lobby_list::LobbyList;
 use super::navbar::Navbar;

@@ -5,7 +5,7 @@ use yew::prelude::*;
 use crate::i18n::{Lang, T};
 use crate::state::Action;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 
 #[component]
 pub fn LangSwitch() -> Html {

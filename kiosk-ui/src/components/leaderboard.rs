@@ -7,7 +7,7 @@ use crate::api::{self, ApiError, Leaderboard};
 use crate::i18n::T;
 use crate::route::Route;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 use super::link::Link;
 use super::navbar::Navbar;
 

@@ -5,7 +5,7 @@ use yew::prelude::*;
 
 use crate::route::Route;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 
 #[derive(Debug, Properties, PartialEq)]
 pub struct LinkProps {

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 
 #[component]
 pub fn LiveRegion() -> Html {

@@ -7,7 +7,7 @@ use crate::i18n::T;
 use crate::room_model::summary_text;
 use crate::route::Route;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 use super::icon::{Icon, icon};
 use super::link::Link;
 

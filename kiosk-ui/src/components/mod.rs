@@ -5,6 +5,7 @@
 pub mod app;
 pub mod board;
 pub mod clock;
+pub mod context;
 pub mod create_room;
 pub mod elo_panel;
 pub mod game_replay;
@@ -26,4 +27,5 @@ pub mod room;
 pub mod rules;
 pub mod sign_in;
 
-pub use app::{App, Ctx};
+pub use app::App;
+pub use context::Ctx;

@@ -6,7 +6,7 @@ use yew::prelude::*;
 use crate::i18n::T;
 use crate::route::Route;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 use super::icon::{Icon, icon};
 use super::lang_switch::LangSwitch;
 use super::link::Link;

@@ -7,8 +7,8 @@ use yew::prelude::*;
 use crate::i18n::{T, mark};
 use crate::room_model::{change_class, player_name, signed};
 
-use super::app::use_ctx;
 use super::board::mark_svg;
+use super::context::use_ctx;
 use super::icon::{Icon, icon};
 
 #[derive(Debug, Properties, PartialEq)]

@@ -10,7 +10,7 @@ use crate::i18n::{Lang, T};
 use crate::room_model::{change_class, player_name, signed};
 use crate::route::Route;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 use super::link::Link;
 use super::navbar::Navbar;
 

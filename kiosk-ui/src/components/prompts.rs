@@ -10,7 +10,7 @@ use crate::i18n::T;
 use crate::room_model;
 use crate::state::Action;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 
 /// Which result the reader has put away: the room and the number of moves it ended on.
 type Seen = Option<(String, usize)>;

@@ -15,8 +15,8 @@ use crate::analysis::{analyse, positions};
 use crate::board_model::BoardModel;
 use crate::i18n::{T, mark};
 
-use super::app::use_ctx;
 use super::board::Board;
+use super::context::use_ctx;
 use super::icon::{Icon, icon};
 
 #[derive(Debug, Properties, PartialEq)]

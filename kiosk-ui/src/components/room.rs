@@ -18,9 +18,9 @@ use crate::room_model::{self, NavControls, change_for, player_name};
 use crate::route::Route;
 use crate::state::LiveRoom;
 
-use super::app::{Ctx, use_ctx};
 use super::board::Board;
 use super::clock::Clock;
+use super::context::{Ctx, use_ctx};
 use super::elo_panel::EloPanel;
 use super::link::Link;
 use super::navbar::Navbar;

@@ -7,8 +7,8 @@ use yew::prelude::*;
 use crate::board_model::BoardModel;
 use crate::i18n::T;
 
-use super::app::use_ctx;
 use super::board::Board;
+use super::context::use_ctx;
 use super::navbar::Navbar;
 
 /// The example: X holds top left, top centre and centre; O holds middle left, middle right

@@ -10,7 +10,7 @@ use crate::i18n::T;
 use crate::route::Route;
 use crate::state::Action;
 
-use super::app::use_ctx;
+use super::context::use_ctx;
 use super::navbar::Navbar;
 
 #[component]

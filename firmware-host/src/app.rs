@@ -1,0 +1,69 @@
+//! [`App`]: what every request handler shares, built once by the server.
+//! Its own file so that handlers (`http`, `ws`, `account_api`, `display` …) and the server
+//! that calls them do not import each other.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use rooms::Hub;
+use tokio::sync::Semaphore;
+
+use crate::config::Config;
+use crate::connections::Connections;
+use crate::public_url::PublicUrl;
+use crate::store::Store;
+use crate::throttle::Throttle;
+
+/// What every request handler shares.
+#[derive(Debug)]
+pub struct App {
+    pub store: Store,
+    pub config: Config,
+    pub started: Instant,
+    pub throttle: Throttle,
+    /// Bounds concurrent argon2 computations.
+    pub hash_permits: Semaphore,
+    /// Open TCP connections (HTTP), for `/api/health`.
+    pub connections: AtomicUsize,
+    /// Rooms, the lobby and WebSocket sessions.
+    pub hub: Hub,
+    /// The address phones should open (configured, or derived from the bound address).
+    pub public_url: PublicUrl,
+    /// Open WebSocket connections per client address.
+    pub ws_per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
+    /// Connections per client address still waiting for their first request bytes.
+    pub pending_per_address: std::sync::Mutex<HashMap<IpAddr, usize>>,
+    /// Connections refused or closed for abuse, by kind, for the log.
+    pub refusals: Refusals,
+    /// Every open connection by address, for its whole life.
+    pub open: Arc<Connections>,
+    /// Open connections at which the newest of the busiest address are shed: the soft
+    /// open-files limit, less the descriptors open at start and [`crate::connections::FD_RESERVE`]. `None`:
+    /// the limit is unknown.
+    pub shed_at: Option<usize>,
+}
+
+/// Counts of refused connections, logged sparingly: the first, then at every power of two, so
+/// a flood of them cannot flood the log (or an SD card) too.
+#[derive(Debug, Default)]
+pub struct Refusals {
+    /// Connections that sent no request within the handshake timeout.
+    pub silent: AtomicU64,
+    /// Connections over `MAX_PENDING_PER_ADDRESS`.
+    pub pending_over_limit: AtomicU64,
+    /// Connections over `--max-connections-per-address`.
+    pub address_over_limit: AtomicU64,
+    /// Connections shed near the open-files limit.
+    pub shed: AtomicU64,
+}
+
+impl Refusals {
+    /// Counts one refusal; `Some(total)` when this one should be logged.
+    pub fn count(counter: &AtomicU64) -> Option<u64> {
+        let total = counter.fetch_add(1, Ordering::Relaxed) + 1;
+        total.is_power_of_two().then_some(total)
+    }
+}
