@@ -184,10 +184,7 @@ async fn sign_in_form_checks_the_rules_then_registers_and_signs_out() {
     let url = server.url("/signin");
     run_session(&driver, "sign-in", PHONE, move |c| async move {
         open(&c, &url).await?;
-        c.find(Locator::Css("#signin-submit"))
-            .await?
-            .click()
-            .await?;
+        click(&c, "#signin-submit").await?;
         let errors = wait_text(&c, "#signin-errors", "A username has 3 to 20 letters").await?;
         assert!(errors.contains("A password has 8 to 128 characters"), "{errors}");
         assert_eq!(
@@ -249,7 +246,8 @@ async fn sign_in_form_checks_the_rules_then_registers_and_signs_out() {
         c.goto(c.current_url().await?.join("/signin")?.as_ref())
             .await?;
         wait_for_app(&c).await?;
-        c.find(Locator::Css("#sign-out")).await?.click().await?;
+        // `/api/me` answers after the first render: wait for the signed-in page.
+        click(&c, "#sign-out").await?;
         eventually("the sign-in form again", || async {
             c.find(Locator::Css("#signin-form")).await.ok().map(|_| ())
         })

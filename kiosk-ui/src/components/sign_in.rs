@@ -23,6 +23,18 @@ pub fn SignIn() -> Html {
     let server_error = use_state(|| None::<T>);
     let busy = use_state(|| false);
 
+    // Until `/api/me` answers, neither the form nor "signed in as" is shown: a signed-in
+    // player would otherwise see the form flash and could type into it.
+    if ctx.state.account.is_none() {
+        return html! {
+            <>
+                <Navbar title={AttrValue::from(ctx.t(T::SignInTitle))} />
+                <main id="main" class="page narrow">
+                    <p class="note" aria-live="polite">{ ctx.t(T::Loading) }</p>
+                </main>
+            </>
+        };
+    }
     if let Some(Some(account)) = &ctx.state.account {
         let ctx2 = ctx.clone();
         let sign_out = {
