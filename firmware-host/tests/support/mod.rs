@@ -279,6 +279,29 @@ pub async fn ws_handshake(
         .expect("handshake succeeds")
 }
 
+/// As [`ws_connect`], from a chosen loopback address.
+pub async fn ws_connect_from(from: Ipv4Addr, addr: SocketAddr, cookie: Option<&str>) -> Ws {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{addr}/ws")
+        .into_client_request()
+        .expect("request");
+    if let Some(c) = cookie {
+        req.headers_mut()
+            .insert("Cookie", c.parse().expect("cookie header"));
+    }
+    let tcp = tcp_from(from, addr, None).await;
+    let (mut ws, _) = tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
+        .await
+        .expect("handshake in time")
+        .expect("handshake succeeds");
+    ws_send(
+        &mut ws,
+        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
+    )
+    .await;
+    ws
+}
+
 /// A handshaken socket that has sent its hello.
 pub async fn ws_connect(addr: SocketAddr, cookie: Option<&str>) -> Ws {
     let (mut ws, _) = ws_handshake(addr, cookie).await;
@@ -406,9 +429,11 @@ impl Process {
             .arg(data_dir)
             .env_remove("XO_BIND")
             .env_remove("XO_KIOSK_IDLE")
-            // Tests register many players from 127.0.0.1; the limit has its own test
-            // (sign_in_throttle.rs), which sets it back.
+            // Tests register many players and play many rated games from 127.0.0.1; the
+            // limits have their own tests (sign_in_throttle.rs, rated_games_limit.rs), which
+            // set them back.
             .env("XO_MAX_REGISTRATIONS_PER_ADDRESS", "0")
+            .env("XO_MAX_RATED_GAMES_PER_ADDRESS", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

@@ -7,6 +7,7 @@ use protocol::{CloseReason, Event, RoomId};
 use rand::Rng;
 
 use super::member::{ConnId, PlayerKey};
+use crate::rated::RatedGate;
 use crate::seats::SeatBook;
 
 /// An intent aimed at one room.
@@ -113,6 +114,8 @@ pub struct Ctx<'a, R: Rng> {
     pub wall_ms: u64,
     pub rng: &'a mut R,
     pub seats: &'a mut dyn SeatBook,
+    /// The rated-game budget of the players' addresses (issue 10.3).
+    pub rated: &'a dyn RatedGate,
 }
 
 impl<R: Rng> core::fmt::Debug for Ctx<'_, R> {
