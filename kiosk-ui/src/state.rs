@@ -228,8 +228,9 @@ impl AppState {
         let lang = self.lang;
         let on_this_room = self.route.room_id() == Some(view.id.as_str());
         if !on_this_room {
-            if !answers_me {
-                // A late snapshot of a room this screen has left.
+            // A late snapshot of a room this screen has left. After `next_room` the old room's
+            // last snapshot may still echo the request that ended it.
+            if !answers_me || self.followed.is_some() {
                 return;
             }
             self.route = Route::Room {
@@ -621,6 +622,19 @@ mod tests {
                 }
             );
             assert_eq!(state.followed.as_deref(), Some("r2"));
+            assert!(state.room.is_none());
+            // The old room's last snapshot, echoing the request that ended it, stays away.
+            let state = state.next(server(ServerMsg::Room {
+                id: Some(10),
+                room: Box::new(online_playing()),
+            }));
+            assert_eq!(
+                state.route,
+                Route::Room {
+                    id: "r2".into(),
+                    kiosk
+                }
+            );
             assert!(state.room.is_none());
             // The new room's snapshot, sent without an id to the followers, is shown.
             let mut next = online_playing();

@@ -79,6 +79,12 @@ pub struct Server {
 impl Server {
     /// Starts the server with the kiosk's idle return after `kiosk_idle_s` seconds.
     pub async fn start(kiosk_idle_s: u64) -> Server {
+        Server::start_with(kiosk_idle_s, None, &[]).await
+    }
+
+    /// Starts the server with its data in `data_dir` (a fresh temporary one when `None`) and
+    /// `extra` flags after the usual ones.
+    pub async fn start_with(kiosk_idle_s: u64, data_dir: Option<&Path>, extra: &[&str]) -> Server {
         let bin = server_binary();
         assert!(
             bin.is_file(),
@@ -91,7 +97,7 @@ impl Server {
             .arg("--bind")
             .arg("127.0.0.1:0")
             .arg("--data-dir")
-            .arg(data.path().join("data"))
+            .arg(data_dir.map_or_else(|| data.path().join("data"), Path::to_path_buf))
             .arg("--port-file")
             .arg(&port_file)
             .arg("--kiosk-idle")
@@ -101,6 +107,7 @@ impl Server {
             // Browser tests register several players from 127.0.0.1.
             .arg("--max-registrations-per-address")
             .arg("0")
+            .args(extra)
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .spawn()
@@ -734,6 +741,15 @@ pub async fn start_rated_game<'a>(
     guest_name: &str,
 ) -> Result<(&'a Client, &'a Client), Box<dyn std::error::Error + Send + Sync>> {
     open_live(host, &format!("{base}/")).await?;
+    // Phones open the form with the floating button first.
+    let form_shown = js(
+        host,
+        "const b = document.querySelector('#create-submit'); return !!b && b.offsetParent !== null;",
+    )
+    .await?;
+    if form_shown != true {
+        click(host, "#fab-create").await?;
+    }
     click(host, "#create-submit").await?;
     eventually("the waiting room", || async {
         host.find(Locator::Css("#start")).await.ok()
@@ -769,4 +785,95 @@ pub async fn start_rated_game<'a>(
     } else {
         (guest, host)
     })
+}
+
+/// A small tmpfs mounted for a test (a card that can fill up), unmounted when dropped. Needs
+/// root; [`TmpfsMount::new`] says why it cannot mount otherwise.
+#[derive(Debug)]
+pub struct TmpfsMount {
+    pub path: PathBuf,
+}
+
+impl TmpfsMount {
+    pub fn new(path: &Path, size: &str) -> Result<TmpfsMount, String> {
+        std::fs::create_dir_all(path).map_err(|e| e.to_string())?;
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(path)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount -t tmpfs failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(TmpfsMount {
+            path: path.to_owned(),
+        })
+    }
+}
+
+impl Drop for TmpfsMount {
+    fn drop(&mut self) {
+        // Lazy: the server may still be exiting when a failing test unwinds.
+        match std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.path)
+            .status()
+        {
+            Ok(s) if s.success() => {}
+            other => eprintln!("umount {} failed: {other:?}", self.path.display()),
+        }
+    }
+}
+
+/// Appends zeros to `filler` until the file system refuses; returns the bytes written.
+pub fn fill_up(filler: &Path) -> std::io::Result<u64> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(filler)?;
+    let chunk = vec![0u8; 4096];
+    let mut written = 0;
+    while file.write_all(&chunk).is_ok() {
+        written += chunk.len() as u64;
+    }
+    // The last partial write may leave a few bytes; the card is full either way.
+    Ok(written)
+}
+
+/// The QR codes Debian's `zbarimg` reads in the PNG `png`, one string per code (the same
+/// reader the status display's `qr_readback` test uses).
+pub fn qr_decode(png: &[u8]) -> Result<Vec<String>, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let path = dir.path().join("qr.png");
+    std::fs::write(&path, png).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("zbarimg")
+        .args(["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable"])
+        .arg(&path)
+        .output()
+        .map_err(|e| format!("cannot run zbarimg (Debian zbar-tools): {e}"))?;
+    // zbarimg exits 4 when it finds no code.
+    if !out.status.success() {
+        return Err(format!(
+            "zbarimg found no QR code ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect())
+}
+
+/// The PNG of the element `css` as the browser draws it.
+pub async fn element_png(client: &Client, css: &str) -> Result<Vec<u8>, String> {
+    let el = client
+        .find(Locator::Css(css))
+        .await
+        .map_err(|e| format!("{css}: {e}"))?;
+    el.screenshot().await.map_err(|e| format!("{css}: {e}"))
 }

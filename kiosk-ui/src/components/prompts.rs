@@ -120,7 +120,7 @@ pub fn Prompts() -> Html {
                     .rematch_offer
                     .is_some_and(|by| room_model::my_mark(&room) != Some(by));
                 let again = (!answering)
-                    .then(|| again_button(&ctx, &room, "result-again"))
+                    .then(|| again_button(&ctx, &room, true))
                     .flatten();
                 parts.push(html! {
                     <div class="prompt result-prompt" id="result-prompt" role="status">

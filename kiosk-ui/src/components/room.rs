@@ -328,7 +328,7 @@ fn side_panel(
         }
     }
 
-    if let Some(again) = again_button(ctx, room, "play-again") {
+    if let Some(again) = again_button(ctx, room, false) {
         parts.push(html! { <div class="panel actions again-panel">{ again }</div> });
     }
     if let (Some(by), false, true) = (room.rematch_offer, seated, finished) {
@@ -408,19 +408,31 @@ fn side_panel(
 
 /// M3.12, after a game, for the reader who played it: Play again (bot, local: the same setup,
 /// local sides swapped) or Rematch (rated, colours swapped): offer one, see one's own offer
-/// waiting, or accept the opponent's. `None` for spectators and during play.
-pub fn again_button(ctx: &Ctx, room: &RoomView, id: &'static str) -> Option<Html> {
+/// waiting, or accept the opponent's. `None` for spectators and during play. The side panel
+/// holds it as `#play-again` or `#rematch`; the result banner repeats it (`in_banner`) as
+/// `#result-play-again` or `#result-rematch`.
+pub fn again_button(ctx: &Ctx, room: &RoomView, in_banner: bool) -> Option<Html> {
     let finished = room.phase == Phase::Finished || room.result.is_some();
     if !finished || !room_model::is_player(room) {
         return None;
     }
     if casual(room) {
+        let id = if in_banner {
+            "result-play-again"
+        } else {
+            "play-again"
+        };
         return Some(html! {
             <button type="button" class="primary big again" {id}
                 onclick={send(ctx, ClientMsg::PlayAgain { id: None })}>{ ctx.t(T::PlayAgain) }</button>
         });
     }
     let me = room_model::my_mark(room)?;
+    let id = if in_banner {
+        "result-rematch"
+    } else {
+        "rematch"
+    };
     Some(match room.rematch_offer {
         Some(by) if by == me => html! {
             <button type="button" class="big again" {id} disabled=true>{ ctx.t(T::RematchOffered) }</button>
