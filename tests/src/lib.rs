@@ -769,17 +769,7 @@ pub async fn start_rated_game<'a>(
     })
     .await?;
     click(host, "#start").await?;
-    let host_is_x = eventually("the marks assigned", || async {
-        let rail = text_of(host, "#rail-text").await?;
-        if rail.contains("you are X") || rail.contains("You are X") {
-            Some(true)
-        } else if rail.contains("you are O") || rail.contains("You are O") {
-            Some(false)
-        } else {
-            None
-        }
-    })
-    .await?;
+    let host_is_x = plays_x(host).await?;
     Ok(if host_is_x {
         (host, guest)
     } else {
@@ -876,4 +866,95 @@ pub async fn element_png(client: &Client, css: &str) -> Result<Vec<u8>, String> 
         .await
         .map_err(|e| format!("{css}: {e}"))?;
     el.screenshot().await.map_err(|e| format!("{css}: {e}"))
+}
+
+/// Whether the reader of this rated game plays X, from the rail once the marks are assigned.
+pub async fn plays_x(client: &Client) -> Result<bool, String> {
+    eventually("the marks assigned", || async {
+        let rail = text_of(client, "#rail-text").await?;
+        if rail.contains("you are X") || rail.contains("You are X") {
+            Some(true)
+        } else if rail.contains("you are O") || rail.contains("You are O") {
+            Some(false)
+        } else {
+            None
+        }
+    })
+    .await
+}
+
+/// What the live regions have said last (both of them: a repeated sentence alternates).
+pub async fn announced(client: &Client) -> String {
+    js(
+        client,
+        "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;",
+    )
+    .await
+    .ok()
+    .and_then(|v| v.as_str().map(str::to_owned))
+    .unwrap_or_default()
+}
+
+/// The page's path.
+pub async fn path(client: &Client) -> Result<String, String> {
+    Ok(js(client, "return location.pathname;")
+        .await?
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// Waits for the page's path to be `want`.
+pub async fn wait_path_is(client: &Client, want: &str) -> Outcome {
+    eventually(&format!("the address {want}"), || async {
+        (path(client).await.ok()? == want).then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// Waits until nothing matches `css`.
+pub async fn wait_gone(client: &Client, css: &str) -> Outcome {
+    eventually(&format!("{css} gone"), || async {
+        client.find(Locator::Css(css)).await.is_err().then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// The layout checks' verdict: every problem found, or none.
+pub fn report(problems: &[String]) -> Outcome {
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} layout problems:\n{}",
+            problems.len(),
+            problems.join("\n")
+        )
+        .into())
+    }
+}
+
+/// A room made over the protocol by a new guest connection, which must stay open while the
+/// room is to be seen; returns once the room's snapshot arrived.
+pub async fn room_over_protocol(
+    base: &str,
+    room: protocol::CreateRoom,
+) -> Result<xo_client::Client, String> {
+    let mut client = xo_client::Client::connect(base, None, protocol::Framing::Text)
+        .await
+        .map_err(|e| e.to_string())?;
+    let id = client.id();
+    client
+        .send(protocol::ClientMsg::CreateRoom { id, room })
+        .await
+        .map_err(|e| e.to_string())?;
+    loop {
+        match client.recv().await.map_err(|e| e.to_string())? {
+            protocol::ServerMsg::Room { .. } => return Ok(client),
+            protocol::ServerMsg::Error { message, .. } => return Err(message),
+            _ => continue,
+        }
+    }
 }

@@ -6,10 +6,11 @@
 //! Run by `scripts/test-browser`.
 
 use fantoccini::{Client, Locator};
-use protocol::{ClientMsg, CreateRoom, Framing, OpponentRequest};
+use protocol::{CreateRoom, OpponentRequest};
 use xo_tests::{
-    Driver, Outcome, Server, TmpfsMount, check_layout_matrix, click, eventually, js, open_live,
-    play, register, run_session, run_sessions, set_lang, start_local_game, text_of, type_into,
+    Driver, Outcome, Server, TmpfsMount, announced, check_layout_matrix, click, eventually, js,
+    open_live, path, play, plays_x, register, report, room_over_protocol, run_session,
+    run_sessions, set_lang, start_local_game, text_of, type_into, wait_gone, wait_path_is,
     wait_text,
 };
 
@@ -44,14 +45,6 @@ async fn scroll_to_bottom(c: &Client) -> Outcome {
     )
     .await?;
     Ok(())
-}
-
-async fn announced(c: &Client) -> String {
-    js(c, "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;")
-        .await
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 #[tokio::test]
@@ -99,17 +92,7 @@ async fn join_requests_and_draw_offers_reach_a_phone_scrolled_down() {
             })
             .await?;
             click(host, "#start").await?;
-            let host_is_x = eventually("the marks assigned", || async {
-                let rail = text_of(host, "#rail-text").await?;
-                if rail.contains("you are X") || rail.contains("You are X") {
-                    Some(true)
-                } else if rail.contains("you are O") || rail.contains("You are O") {
-                    Some(false)
-                } else {
-                    None
-                }
-            })
-            .await?;
+            let host_is_x = plays_x(host).await?;
             let (x, o) = if host_is_x {
                 (host, guest)
             } else {
@@ -132,13 +115,7 @@ async fn join_requests_and_draw_offers_reach_a_phone_scrolled_down() {
             })
             .await?;
             click(o, "#decline-draw").await?;
-            eventually("the offer answered", || async {
-                o.find(Locator::Css("#draw-prompt"))
-                    .await
-                    .is_err()
-                    .then_some(())
-            })
-            .await?;
+            wait_gone(o, "#draw-prompt").await?;
             Ok(())
         },
     )
@@ -175,30 +152,14 @@ async fn an_idle_kiosk_game_asks_still_playing_then_ends_and_leaves_live_rooms()
         .await?;
         // Yes keeps the game.
         click(&c, "#still-playing").await?;
-        eventually("the question gone", || async {
-            c.find(Locator::Css("#still-playing"))
-                .await
-                .is_err()
-                .then_some(())
-        })
-        .await?;
-        assert!(
-            js(&c, "return location.pathname;")
-                .await?
-                .as_str()
-                .unwrap_or_default()
-                .starts_with("/kiosk/room/")
-        );
+        wait_gone(&c, "#still-playing").await?;
+        assert!(path(&c).await?.starts_with("/kiosk/room/"));
         // No answer: the game ends and the kiosk goes home; the room is no longer live.
         eventually("Still playing? again", || async {
             c.find(Locator::Css("#still-playing")).await.ok()
         })
         .await?;
-        eventually("the kiosk home", || async {
-            let path = js(&c, "return location.pathname;").await.ok()?;
-            (path == "/kiosk").then_some(())
-        })
-        .await?;
+        wait_path_is(&c, "/kiosk").await?;
         eventually("the room gone from Live rooms", || async {
             let n = js(
                 &c,
@@ -228,21 +189,11 @@ async fn home_and_exit_in_a_local_game_ask_once_then_end_it() {
         // ◀ Home asks first; No keeps the game.
         click(&c, ".home-link").await?;
         click(&c, "#leave-yes-no").await?;
-        assert!(
-            js(&c, "return location.pathname;")
-                .await?
-                .as_str()
-                .unwrap_or_default()
-                .starts_with("/kiosk/room/")
-        );
+        assert!(path(&c).await?.starts_with("/kiosk/room/"));
         // Exit asks too; Yes ends the game and goes home.
         click(&c, "#exit").await?;
         click(&c, "#leave-yes").await?;
-        eventually("the kiosk home", || async {
-            let path = js(&c, "return location.pathname;").await.ok()?;
-            (path == "/kiosk").then_some(())
-        })
-        .await?;
+        wait_path_is(&c, "/kiosk").await?;
         eventually("no live rooms", || async {
             c.find(Locator::Css("#lobby-empty")).await.ok()
         })
@@ -308,23 +259,17 @@ async fn arabic_keeps_names_marks_numbers_and_clocks_in_reading_order() {
     let base = server.base.clone();
     run_session(&driver, "arabic-order", KIOSK, move |c| async move {
         // A room made over the protocol, with Latin names, for the Live rooms row.
-        let mut other = xo_client::Client::connect(&base, None, Framing::Text)
-            .await
-            .map_err(|e| e.to_string())?;
-        let id = other.id();
-        other
-            .send(ClientMsg::CreateRoom {
-                id,
-                room: CreateRoom {
-                    game: engine::Game::Xo,
-                    opponent: OpponentRequest::Local {
-                        names: ["Lina".into(), "Adam".into()],
-                    },
-                    time_per_move_s: None,
+        let other = room_over_protocol(
+            &base,
+            CreateRoom {
+                game: engine::Game::Xo,
+                opponent: OpponentRequest::Local {
+                    names: ["Lina".into(), "Adam".into()],
                 },
-            })
-            .await
-            .map_err(|e| e.to_string())?;
+                time_per_move_s: None,
+            },
+        )
+        .await?;
         open_live(&c, &format!("{base}/kiosk")).await?;
         set_lang(&c, "ar").await?;
         assert_reads_right_to_left(&c, "#room-list .room-players", &["Lina", "ضد", "Adam"]).await?;
@@ -389,14 +334,6 @@ async fn arabic_keeps_names_marks_numbers_and_clocks_in_reading_order() {
         Ok(())
     })
     .await;
-}
-
-async fn path(c: &Client) -> Result<String, String> {
-    Ok(js(c, "return location.pathname;")
-        .await?
-        .as_str()
-        .unwrap_or_default()
-        .to_owned())
 }
 
 /// The name on the card of the player holding `m`.
@@ -473,19 +410,6 @@ async fn play_to_the_end(c: &Client) -> Outcome {
     })
     .await?;
     Ok(())
-}
-
-fn report(problems: &[String]) -> Outcome {
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} layout problems:\n{}",
-            problems.len(),
-            problems.join("\n")
-        )
-        .into())
-    }
 }
 
 #[tokio::test]
@@ -639,13 +563,7 @@ async fn rematch_is_offered_answered_and_followed_by_both_players_and_a_spectato
             // O declines: X hears it in the banner; the question is gone.
             click(o, "#decline-rematch").await?;
             wait_text(x, "#notice", "The rematch was declined").await?;
-            eventually("the question gone", || async {
-                o.find(Locator::Css("#rematch-prompt"))
-                    .await
-                    .is_err()
-                    .then_some(())
-            })
-            .await?;
+            wait_gone(o, "#rematch-prompt").await?;
             // Then O offers in turn and X accepts from the banner.
             click(o, "#rematch").await?;
             click(x, "#accept-rematch").await?;
@@ -688,24 +606,18 @@ async fn server_made_names_are_worded_in_the_readers_language() {
     run_session(&driver, "names", KIOSK, move |c| async move {
         // A guest's bot game at 100 %, made over the protocol: the server names its two
         // players as kinds (a guest with a tag, the bot with its difficulty).
-        let mut other = xo_client::Client::connect(&base, None, Framing::Text)
-            .await
-            .map_err(|e| e.to_string())?;
-        let id = other.id();
-        other
-            .send(ClientMsg::CreateRoom {
-                id,
-                room: CreateRoom {
-                    game: engine::Game::Xo,
-                    opponent: OpponentRequest::Bot {
-                        difficulty: Some(100),
-                        side: Some(engine::Mark::X),
-                    },
-                    time_per_move_s: None,
+        let other = room_over_protocol(
+            &base,
+            CreateRoom {
+                game: engine::Game::Xo,
+                opponent: OpponentRequest::Bot {
+                    difficulty: Some(100),
+                    side: Some(engine::Mark::X),
                 },
-            })
-            .await
-            .map_err(|e| e.to_string())?;
+                time_per_move_s: None,
+            },
+        )
+        .await?;
         open_live(&c, &format!("{base}/kiosk")).await?;
         let row = wait_text(&c, "#room-list .room-players", "Guest ").await?;
         assert!(row.contains("Bot 100 %"), "{row}");
@@ -817,13 +729,7 @@ async fn a_rated_result_waits_as_pending_then_shows_the_rating_change() {
             // Space again: the server stores the result by itself; the change appears.
             std::fs::remove_file(&filler)?;
             for who in [x, o] {
-                eventually("the pending note gone", || async {
-                    who.find(Locator::Css("#result-pending"))
-                        .await
-                        .is_err()
-                        .then_some(())
-                })
-                .await?;
+                wait_gone(who, "#result-pending").await?;
                 eventually("a gain and a loss", || async {
                     let n = js(
                         who,
@@ -879,8 +785,8 @@ async fn the_kiosk_wifi_qr_code_reads_back_as_the_guest_network() {
             );
             let address = xo_tests::qr_decode(&xo_tests::element_png(&c, "#qr").await?)?;
             assert_eq!(
-                address,
-                [base.clone()],
+                address.as_slice(),
+                std::slice::from_ref(&base),
                 "{lang}: the address code opens the kiosk"
             );
             let name = text_of(&c, "#wifi-name").await.unwrap_or_default();
