@@ -165,20 +165,50 @@ impl Driver {
             bin.display()
         );
         let home = tempfile::tempdir().expect("temporary browser home");
-        let port = free_port();
-        let child = Command::new(&bin)
-            .arg(format!("--port={port}"))
-            .arg("--allowed-ips=127.0.0.1")
-            // Chromium inherits these: no writes to the real user's configuration.
-            .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env("XDG_CACHE_HOME", home.path().join("cache"))
-            .env("HOME", home.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start chromedriver");
-        wait_for_port(port, "chromedriver").await;
+        // The free port may be taken by another process before chromedriver binds it (the
+        // machine runs other tests too): then chromedriver exits, and another port is tried.
+        let mut attempt = 0;
+        let (child, port) = loop {
+            attempt += 1;
+            let port = free_port();
+            let mut child = Command::new(&bin)
+                .arg(format!("--port={port}"))
+                .arg("--allowed-ips=127.0.0.1")
+                // Chromium inherits these: no writes to the real user's configuration.
+                .env("XDG_CONFIG_HOME", home.path().join("config"))
+                .env("XDG_CACHE_HOME", home.path().join("cache"))
+                .env("HOME", home.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("start chromedriver");
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let listening = loop {
+                if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .is_ok()
+                {
+                    break true;
+                }
+                let exited = child.try_wait().ok().flatten().is_some();
+                if exited || Instant::now() >= deadline {
+                    break false;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            };
+            if listening {
+                break (child, port);
+            }
+            if let Err(e) = child.start_kill() {
+                eprintln!("could not stop a chromedriver that did not listen: {e}");
+            }
+            assert!(
+                attempt < 3,
+                "chromedriver did not listen on three free ports"
+            );
+            eprintln!("chromedriver did not listen on {port}; trying another port");
+        };
         Driver {
             child,
             url: format!("http://127.0.0.1:{port}"),
@@ -957,4 +987,26 @@ pub async fn room_over_protocol(
             _ => continue,
         }
     }
+}
+
+/// The top and bottom of an element's box, relative to the viewport.
+pub async fn span(c: &Client, css: &str) -> Result<(f64, f64), String> {
+    let v = js(
+        c,
+        &format!(
+            "const r = document.querySelector(\"{css}\").getBoundingClientRect(); return [r.top, r.bottom];"
+        ),
+    )
+    .await?;
+    Ok((v[0].as_f64().unwrap_or(-1.0), v[1].as_f64().unwrap_or(1e9)))
+}
+
+/// Asserts that the element `css` lies inside a viewport `height` px tall.
+pub async fn assert_in_view(c: &Client, css: &str, height: f64) -> Outcome {
+    let (top, bottom) = span(c, css).await?;
+    assert!(
+        top >= -0.5 && bottom <= height + 0.5,
+        "{css} must be inside the {height} px viewport: {top}..{bottom}"
+    );
+    Ok(())
 }

@@ -6,8 +6,8 @@
 use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use xo_tests::{
-    Driver, Outcome, Server, announced, attr_of, click, click_cell, eventually, js, marks,
-    open_live as open, play, plays_x, register, run_session, run_sessions, save_screenshot,
+    Driver, Outcome, Server, announced, assert_in_view, attr_of, click, click_cell, eventually, js,
+    marks, open_live as open, play, plays_x, register, run_session, run_sessions, save_screenshot,
     start_local_game, start_rated_game, text_of, type_into, wait_js, wait_marks, wait_text,
 };
 
@@ -243,6 +243,9 @@ async fn two_players_play_a_rated_passcode_game_watched_by_a_spectator() {
             t.contains("Wrong passcode").then_some(())
         })
         .await?;
+        // The error for what the phone just did shows where its user is: at the top of the
+        // viewport, though the browser scrolled down to Join to tap it (14.4).
+        assert_in_view(guest, "#notice", 640.0).await?;
         guest.find(Locator::Css("#join-passcode")).await?.clear().await?;
         type_into(guest, "#join-passcode", "4321").await?;
         click(guest, "#join").await?;

@@ -8,35 +8,14 @@
 use fantoccini::{Client, Locator};
 use protocol::{CreateRoom, OpponentRequest};
 use xo_tests::{
-    Driver, Outcome, Server, TmpfsMount, announced, check_layout_matrix, click, eventually, js,
-    open_live, path, play, plays_x, register, report, room_over_protocol, run_session,
-    run_sessions, set_lang, start_local_game, text_of, type_into, wait_gone, wait_path_is,
-    wait_text,
+    Driver, Outcome, Server, TmpfsMount, announced, assert_in_view, check_layout_matrix, click,
+    eventually, js, open_live, path, play, plays_x, register, report, room_over_protocol,
+    run_session, run_sessions, set_lang, span, start_local_game, text_of, type_into, wait_gone,
+    wait_path_is, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
 const PHONE: (u32, u32) = (360, 640);
-
-/// The top and bottom of an element's box, relative to the viewport.
-async fn span(c: &Client, css: &str) -> Result<(f64, f64), String> {
-    let v = js(
-        c,
-        &format!(
-            "const r = document.querySelector(\"{css}\").getBoundingClientRect(); return [r.top, r.bottom];"
-        ),
-    )
-    .await?;
-    Ok((v[0].as_f64().unwrap_or(-1.0), v[1].as_f64().unwrap_or(1e9)))
-}
-
-async fn assert_in_view(c: &Client, css: &str, height: f64) -> Outcome {
-    let (top, bottom) = span(c, css).await?;
-    assert!(
-        top >= -0.5 && bottom <= height + 0.5,
-        "{css} must be inside the {height} px viewport: {top}..{bottom}"
-    );
-    Ok(())
-}
 
 async fn scroll_to_bottom(c: &Client) -> Outcome {
     js(
@@ -795,5 +774,61 @@ async fn the_kiosk_wifi_qr_code_reads_back_as_the_guest_network() {
         let problems = check_layout_matrix(&c, "kiosk-home-wifi", KIOSK).await?;
         report(&problems)
     })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn a_seat_move_is_told_at_the_top_of_the_phone_it_moved() {
+    let server = Server::start(600).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_sessions(
+        &driver,
+        "seat-move",
+        &[PHONE, PHONE, PHONE],
+        move |sessions| async move {
+            let (first, second, mover) = (&sessions[0], &sessions[1], &sessions[2]);
+            register(first, &base, "first_host").await?;
+            register(second, &base, "second_host").await?;
+            register(mover, &base, "mover").await?;
+            // The mover sits in the first host's open room.
+            click(first, "#fab-create").await?;
+            click(first, "#create-submit").await?;
+            let first_room = eventually("the first room", || async {
+                first.find(Locator::Css("#start")).await.ok()?;
+                let p = path(first).await.ok()?;
+                p.starts_with("/room/").then_some(p)
+            })
+            .await?;
+            open_live(mover, &format!("{base}{first_room}")).await?;
+            click(mover, "#join").await?;
+            wait_text(first, "#seat-1", "mover").await?;
+            // The second host's room asks for approval; the mover's request keeps the first
+            // seat until it is accepted (M3.4).
+            click(second, "#fab-create").await?;
+            click(second, "label[for='create-joining-1']").await?;
+            click(second, "#create-submit").await?;
+            let second_room = eventually("the second room", || async {
+                second.find(Locator::Css("#start")).await.ok()?;
+                let p = path(second).await.ok()?;
+                p.starts_with("/room/").then_some(p)
+            })
+            .await?;
+            open_live(mover, &format!("{base}{second_room}")).await?;
+            click(mover, "#join").await?;
+            wait_text(second, ".requests", "mover").await?;
+            scroll_to_bottom(mover).await?;
+            click(second, ".requests .accept").await?;
+            // The mover is told at the top of the screen, and the first seat is open again.
+            let notice = wait_text(mover, "#notice", "You moved to another room").await?;
+            assert!(!notice.is_empty());
+            assert_in_view(mover, "#notice", 640.0).await?;
+            wait_path_is(mover, &second_room).await?;
+            wait_text(second, "#seat-1", "mover").await?;
+            wait_text(first, "#seat-1", "Open seat").await?;
+            Ok(())
+        },
+    )
     .await;
 }
