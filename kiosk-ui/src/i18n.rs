@@ -354,6 +354,14 @@ texts! {
     StillPlaying => "Still playing?", "هل ما زلت تلعب؟";
     StillPlayingNote => "Without an answer the game ends in {0} s.", "من دون إجابة تنتهي اللعبة خلال {0} ث.";
     PlayAgain => "Play again", "العب مجددًا";
+    Rematch => "Rematch", "إعادة المباراة";
+    RematchOffered => "Rematch offered", "عُرضت إعادة المباراة";
+    AcceptRematch => "Accept rematch", "اقبل إعادة المباراة";
+    AnnRematchOffered => "{0} offers a rematch, colours swapped", "{0} يعرض إعادة المباراة بألوان معكوسة";
+    AnnRematchDeclined => "The rematch was declined", "رُفضت إعادة المباراة";
+    AnnNextGame => "The next game starts", "تبدأ اللعبة التالية";
+    ResultPending => "Result saved when the card can be written", "ستُحفظ النتيجة عندما تصبح الكتابة على البطاقة ممكنة";
+    AnnResultSaved => "Result saved: the ratings changed", "حُفظت النتيجة: تغيّر التصنيف";
 
     EloTitle => "ELO changes", "تغيّرات التصنيف";
     Win => "Win", "فوز";
