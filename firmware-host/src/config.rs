@@ -14,7 +14,7 @@ use crate::public_url::GuestWifi;
 /// Every flag can also be set from the environment variable named beside it; a flag given on
 /// the command line wins.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "firmware-host", version, about, long_about)]
+#[command(name = "firmware-host", version = crate::VERSION, about, long_about)]
 pub struct Cli {
     /// Address and port to listen on. Use port 0 to let the system pick a free port; the
     /// bound address is logged at start ("listening on http://ADDR") and written to

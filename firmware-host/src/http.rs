@@ -156,10 +156,18 @@ async fn route(
             post(is_post)?;
             account_api::change_password(app, peer, req).await
         }
+        ["me"] if method == Method::DELETE => account_api::delete_me(app, peer, req).await,
         ["me"] => {
-            get(is_get)?;
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD, DELETE"));
+            }
             account_api::me(app, &req).await
         }
+        ["kiosk", "owner-code"] => {
+            post(is_post)?;
+            crate::owner_api::kiosk_code(app, peer)
+        }
+        ["owner", rest @ ..] => crate::owner_api::route(app, peer, req, rest).await,
         ["users", name] if !name.is_empty() => {
             get(is_get)?;
             profile(app, &percent_decode(name)).await
@@ -228,7 +236,7 @@ fn health(app: &Arc<App>) -> Response<Body> {
                 free_bytes: storage.free_bytes,
                 total_bytes: storage.total_bytes,
             },
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::VERSION.to_owned(),
             uptime_s: app.started.elapsed().as_secs(),
             rooms: stats.rooms_waiting + stats.rooms_playing,
             rooms_waiting: stats.rooms_waiting,
@@ -258,7 +266,7 @@ fn config(app: &Arc<App>) -> Response<Body> {
                 },
                 password: w.password.clone(),
             }),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::VERSION.to_owned(),
             protocol_version: protocol::PROTOCOL_VERSION,
         },
     )

@@ -86,6 +86,7 @@ impl Server {
             limit.saturating_sub(baseline + FD_RESERVE)
         });
         tracing::info!(?shed_at, "connections shed near the open-files limit");
+        let owner_codes = crate::owner::OwnerCodes::new(&config.data_dir);
         let app = Arc::new(App {
             store,
             config,
@@ -100,6 +101,7 @@ impl Server {
             open: Arc::default(),
             shed_at,
             public_url,
+            owner_codes,
         });
         let display = match app.config.display.as_deref() {
             Some(spec) => Some(

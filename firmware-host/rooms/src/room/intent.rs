@@ -96,6 +96,16 @@ pub enum Effect {
     NextGame,
 }
 
+impl Effect {
+    /// An event for every viewer of the room, players and spectators.
+    pub fn to_all(event: Event) -> Self {
+        Effect::Event {
+            to: Audience::All,
+            event,
+        }
+    }
+}
+
 /// What a step of the state machine may use besides the room itself.
 pub struct Ctx<'a, R: Rng> {
     /// Monotonic milliseconds, for clocks.

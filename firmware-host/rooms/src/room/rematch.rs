@@ -9,7 +9,7 @@ use engine::Mark;
 use protocol::{ErrorCode, Event, Phase, RoomId};
 use rand::Rng;
 
-use super::{Audience, Ctx, Effect, Member, Room, idx};
+use super::{Ctx, Effect, Member, Room, idx};
 use crate::refusal::{Refusal, refuse};
 
 impl Room {
@@ -56,14 +56,13 @@ impl Room {
         }
         self.rematch_offered[idx(mark)] = true;
         self.rematch_offer = Some(mark);
-        fx.push(Effect::Event {
-            to: Audience::All,
-            event: Event::RematchOffered {
+        self.tell_all(
+            Event::RematchOffered {
                 room: self.id.clone(),
                 by: mark,
             },
-        });
-        fx.push(Effect::Changed);
+            fx,
+        );
         Ok(())
     }
 
@@ -86,14 +85,13 @@ impl Room {
             return self.accept_rematch(ctx, fx);
         }
         self.rematch_offer = None;
-        fx.push(Effect::Event {
-            to: Audience::All,
-            event: Event::RematchDeclined {
+        self.tell_all(
+            Event::RematchDeclined {
                 room: self.id.clone(),
                 by: mark,
             },
-        });
-        fx.push(Effect::Changed);
+            fx,
+        );
         Ok(())
     }
 
