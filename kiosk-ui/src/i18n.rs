@@ -423,6 +423,12 @@ texts! {
     ErrNetwork => "Could not reach the server.", "تعذّر الوصول إلى الخادم.";
     NoAccount => "No account yet? Register", "لا حساب لديك؟ أنشئ حسابًا";
     HaveAccount => "Have an account? Sign in", "لديك حساب؟ سجّل الدخول";
+    ChangePasswordTitle => "Change password", "تغيير كلمة المرور";
+    CurrentPassword => "Current password", "كلمة المرور الحالية";
+    NewPassword => "New password", "كلمة المرور الجديدة";
+    PasswordChanged => "Password changed. Your other devices are signed out.", "تم تغيير كلمة المرور. سُجّل خروج أجهزتك الأخرى.";
+    ErrWrongPassword => "The current password is wrong.", "كلمة المرور الحالية غير صحيحة.";
+    ErrStorageUnavailable => "The server cannot save right now; try again soon.", "لا يستطيع الخادم الحفظ الآن؛ حاول بعد قليل.";
 
     RulesTitle => "Rules and tips", "القواعد والنصائح";
     RulesXo1 => "X moves first, then the players take turns placing their mark on an empty cell.", "يبدأ X، ثم يتناوب اللاعبان على وضع علامتيهما في خانة فارغة.";

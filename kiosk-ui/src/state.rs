@@ -188,7 +188,15 @@ impl AppState {
     fn server(&mut self, msg: ServerMsg, now_ms: f64) {
         let lang = self.lang;
         match msg {
-            ServerMsg::Hello { name, .. } => self.server_name = Some(name),
+            ServerMsg::Hello { name, user, .. } => {
+                self.server_name = Some(name);
+                // The session ended elsewhere (sign-out, another device's password change,
+                // S3): the socket came back as a guest, so the page must not show the player
+                // signed in any more.
+                if user.is_none() && self.signed_in() {
+                    self.account = Some(None);
+                }
+            }
             ServerMsg::Pong { .. } => {}
             ServerMsg::Lobby { rooms, .. } => self.lobby = rooms,
             ServerMsg::Room { id, room } => self.snapshot(id.is_some(), *room, now_ms),
@@ -702,6 +710,26 @@ mod tests {
             room: Box::new(room),
         }));
         assert_eq!(state.announcement.text, "Result saved: the ratings changed");
+
+    #[test]
+    fn a_guest_hello_signs_the_page_out() {
+        let hello = |user| {
+            server(ServerMsg::Hello {
+                version: protocol::PROTOCOL_VERSION,
+                user,
+                name: "Guest 3f9a".into(),
+                max_frame_bytes: 4096,
+                max_messages_per_s: 20,
+                you: protocol::Name::Guest { tag: "3f9a".into() },
+            })
+        };
+        let signed_in = AppState::default().next(Action::Account(Some(Account {
+            id: 7,
+            username: "pia".into(),
+        })));
+        assert!(signed_in.clone().next(hello(Some(7))).signed_in());
+        let ended = signed_in.next(hello(None));
+        assert_eq!(ended.account, Some(None));
     }
 
     #[test]

@@ -324,12 +324,22 @@ where
     for &(w, h) in sizes {
         clients.push(driver.session(w, h).await);
     }
+    run_prepared(name, clients, steps).await;
+}
+
+/// [`run_sessions`] for sessions made beforehand (e.g. prepared through DevTools).
+pub async fn run_prepared<F, Fut>(name: &str, clients: Vec<Client>, steps: F)
+where
+    F: FnOnce(Vec<Client>) -> Fut,
+    Fut: Future<Output = Outcome> + Send + 'static,
+{
+    let single = clients.len() == 1;
     // The steps run in their own task so that a panicking assertion still lets us close.
     let outcome = tokio::spawn(steps(clients.clone())).await;
     let failed = !matches!(outcome, Ok(Ok(())));
     for (i, client) in clients.into_iter().enumerate() {
         if failed {
-            let shot = if sizes.len() == 1 {
+            let shot = if single {
                 format!("FAILED-{name}")
             } else {
                 format!("FAILED-{name}-{i}")
