@@ -66,6 +66,7 @@ pub enum ApiError {
     /// An owner code asked for from another machine than the kiosk.
     NotKiosk,
     BadOwnerCode,
+    BadResetCode,
     LastOwner,
     Store(StoreError),
     /// A server-side failure: what was being done, and the error, for the log only.
@@ -121,6 +122,8 @@ impl ApiError {
             ApiError::NotOwner => (C::NotOwner, Level::WARN),
             ApiError::NotKiosk => (C::NotKiosk, Level::WARN),
             ApiError::BadOwnerCode => (C::BadOwnerCode, Level::WARN),
+            // The handler logs it (without the typed name).
+            ApiError::BadResetCode => (C::BadResetCode, Level::DEBUG),
             ApiError::LastOwner => (C::LastOwner, Level::INFO),
             ApiError::Store(e) if e.is_unavailable() => (C::StorageUnavailable, Level::WARN),
             ApiError::Store(_) | ApiError::Internal { .. } => (C::Internal, Level::ERROR),
@@ -178,6 +181,9 @@ impl ApiError {
             ApiError::NotKiosk => "owner codes are shown only on the kiosk's own screen".to_owned(),
             ApiError::BadOwnerCode => {
                 "that owner code is wrong, expired or used; show a new one on the kiosk".to_owned()
+            }
+            ApiError::BadResetCode => {
+                "wrong username or reset code (ask the kiosk's owner for a new one)".to_owned()
             }
             ApiError::LastOwner => {
                 "the kiosk's last owner cannot be removed; make another account an owner first"
@@ -252,6 +258,7 @@ impl From<crate::store::OwnerError> for ApiError {
         use crate::store::OwnerError;
         match e {
             OwnerError::LastOwner => ApiError::LastOwner,
+            OwnerError::NameTaken => ApiError::UsernameTaken,
             // The callers name the account; this is only reached when it vanished meanwhile.
             OwnerError::UnknownUser => ApiError::NotFound("no such account".to_owned()),
             OwnerError::Store(e) => ApiError::Store(e),

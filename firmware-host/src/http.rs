@@ -148,6 +148,10 @@ async fn route(
             post(is_post)?;
             account_api::login(app, peer, req).await
         }
+        ["login", "reset"] => {
+            post(is_post)?;
+            account_api::login_with_reset(app, peer, req).await
+        }
         ["logout"] => {
             post(is_post)?;
             account_api::logout(app, &req).await

@@ -16,7 +16,10 @@ use std::sync::Arc;
 
 use hyper::body::Incoming;
 use hyper::{Method, Request, StatusCode};
-use protocol::http::{Account, AccountRemoved, ClaimOwner, OwnerCode, OwnerView, Owners};
+use protocol::http::{
+    Account, AccountList, AccountRemoved, AccountRow, ClaimOwner, OwnerCode, OwnerView, Owners,
+    PasswordReset, Rename,
+};
 use protocol::records::UserId;
 
 use crate::account_api;
@@ -74,6 +77,42 @@ async fn owners(app: &Arc<App>, you: rooms::Account) -> ApiResult {
                     added_ms: record.added_ms,
                 })
                 .collect(),
+        },
+    ))
+}
+
+fn unknown_as(e: crate::store::OwnerError, id: UserId) -> ApiError {
+    match e {
+        crate::store::OwnerError::UnknownUser => ApiError::UnknownAccount(id),
+        e => e.into(),
+    }
+}
+
+/// Every account (`online`: only those connected now), by name.
+async fn accounts_list(app: &Arc<App>, online: bool) -> ApiResult {
+    let store = app.store.clone();
+    let (accounts, owners) = blocking(move || -> Result<_, rooms::StoreError> {
+        Ok((store.accounts_blocking()?, store.owners_blocking()?))
+    })
+    .await??;
+    let connected = app.hub.users_online();
+    let mut users: Vec<AccountRow> = accounts
+        .into_iter()
+        .map(|(id, username, created_ms)| AccountRow {
+            id,
+            username,
+            created_ms,
+            owner: owners.iter().any(|(o, ..)| *o == id),
+            connections: connected.get(&id).copied().unwrap_or(0),
+        })
+        .filter(|row| !online || row.connections > 0)
+        .collect();
+    users.sort_by_key(|row| row.username.to_lowercase());
+    Ok(json(
+        StatusCode::OK,
+        &AccountList {
+            users,
+            connections: app.hub.stats().connections,
         },
     ))
 }
@@ -162,6 +201,55 @@ pub(crate) async fn route(
             }
             tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an owner", user = id, "owner action");
             owners(app, you).await
+        }
+        ["users"] | ["online"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            accounts_list(app, rest == ["online"]).await
+        }
+        ["users", id, "rename"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let id = parse_id(id)?;
+            let body: Rename = read_json(req, app.config.handshake_timeout).await?;
+            protocol::rules::check_username(&body.username)?;
+            let old = app
+                .store
+                .rename(id, &body.username)
+                .await
+                .map_err(|e| unknown_as(e, id))?;
+            // Its connections come back with the new name (the session stays signed in).
+            app.hub.end_user_sessions(id, None);
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "renamed an account", user = id, old, new = body.username, "owner action");
+            Ok(json(
+                StatusCode::OK,
+                &Account {
+                    id,
+                    username: body.username,
+                },
+            ))
+        }
+        ["users", id, "reset-password"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let id = parse_id(id)?;
+            let store = app.store.clone();
+            let user = blocking(move || store.user_blocking(id))
+                .await??
+                .ok_or(ApiError::UnknownAccount(id))?;
+            let code = app.reset_codes.issue(id, crate::clock::now_ms());
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "made a password reset code", user = id, "owner action");
+            Ok(json(
+                StatusCode::OK,
+                &PasswordReset {
+                    username: user.name,
+                    code,
+                    expires_s: owner::RESET_LIFE.as_secs(),
+                },
+            ))
         }
         ["users", id] => {
             if method != Method::DELETE {

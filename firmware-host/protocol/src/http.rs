@@ -21,6 +21,10 @@
 //! | `GET /api/owner` | | 200 [`Owners`] | `not_signed_in`, `not_owner` |
 //! | `DELETE /api/owner/owners/{id}` | `{}` | 200 [`Owners`] | `not_signed_in`, `not_owner`, `last_owner`, `not_found` |
 //! | `DELETE /api/owner/users/{id}` | `{}` | 200 [`AccountRemoved`] | `not_signed_in`, `not_owner`, `last_owner`, `unknown_user` |
+//! | `GET /api/owner/users`, `GET /api/owner/online` | | 200 [`AccountList`] | `not_signed_in`, `not_owner` |
+//! | `POST /api/owner/users/{id}/rename` | [`Rename`] | 200 [`Account`] | `not_owner`, `invalid_username`, `username_taken`, `unknown_user` |
+//! | `POST /api/owner/users/{id}/reset-password` | `{}` | 200 [`PasswordReset`] | `not_owner`, `unknown_user` |
+//! | `POST /api/login/reset` | [`ResetPassword`] | 200 [`Account`] + cookies; every earlier session ends | `bad_reset_code`, `invalid_password`, `too_many_attempts` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
@@ -107,6 +111,8 @@ pub enum ApiErrorCode {
     NotKiosk,
     /// The owner code is wrong, expired, already used, or spent by too many wrong guesses.
     BadOwnerCode,
+    /// The username or the password reset code is wrong, or the code expired or was spent.
+    BadResetCode,
     /// The last owner cannot be removed (nor delete their account): add another owner first.
     LastOwner,
     // Server.
@@ -134,7 +140,8 @@ impl ApiErrorCode {
             | ApiErrorCode::WrongPassword
             | ApiErrorCode::NotOwner
             | ApiErrorCode::NotKiosk
-            | ApiErrorCode::BadOwnerCode => 403,
+            | ApiErrorCode::BadOwnerCode
+            | ApiErrorCode::BadResetCode => 403,
             ApiErrorCode::NotFound | ApiErrorCode::UnknownUser | ApiErrorCode::UnknownGame => 404,
             ApiErrorCode::MethodNotAllowed => 405,
             ApiErrorCode::BodyTimeout => 408,
@@ -180,6 +187,7 @@ impl ApiErrorCode {
             ApiErrorCode::NotOwner => "not_owner",
             ApiErrorCode::NotKiosk => "not_kiosk",
             ApiErrorCode::BadOwnerCode => "bad_owner_code",
+            ApiErrorCode::BadResetCode => "bad_reset_code",
             ApiErrorCode::LastOwner => "last_owner",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
@@ -188,7 +196,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 29] = [
+    pub const ALL: [ApiErrorCode; 30] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -215,6 +223,7 @@ impl ApiErrorCode {
         ApiErrorCode::NotOwner,
         ApiErrorCode::NotKiosk,
         ApiErrorCode::BadOwnerCode,
+        ApiErrorCode::BadResetCode,
         ApiErrorCode::LastOwner,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
@@ -531,6 +540,50 @@ pub struct Owners {
 pub struct AccountRemoved {
     pub id: UserId,
     pub username: String,
+}
+
+/// `POST /api/owner/users/{id}/rename`: the account's new name (A1's rules).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rename {
+    pub username: String,
+}
+
+/// `POST /api/owner/users/{id}/reset-password`: a one-time code the owner reads out to the
+/// player, who sets a new password with it on the sign-in page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PasswordReset {
+    pub username: String,
+    /// Eight digits.
+    pub code: String,
+    pub expires_s: u64,
+}
+
+/// `POST /api/login/reset`: a reset code from an owner and the new password; signs in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetPassword {
+    pub username: String,
+    pub code: String,
+    pub new_password: String,
+}
+
+/// One account as the owner's players page lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountRow {
+    pub id: UserId,
+    pub username: String,
+    pub created_ms: u64,
+    pub owner: bool,
+    /// Open WebSockets now; 0 when offline.
+    pub connections: usize,
+}
+
+/// `GET /api/owner/users` (every account, by name) and `GET /api/owner/online` (the signed-in
+/// players connected now).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountList {
+    pub users: Vec<AccountRow>,
+    /// Every open WebSocket, guests' included.
+    pub connections: usize,
 }
 
 #[cfg(test)]

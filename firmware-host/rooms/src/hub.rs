@@ -119,6 +119,12 @@ impl Hub {
         );
     }
 
+    /// Each signed-in player with an open WebSocket, and how many they have open (the owner's
+    /// "who is online").
+    pub fn users_online(&self) -> std::collections::HashMap<protocol::records::UserId, usize> {
+        self.shared.conns.users_online()
+    }
+
     /// Counts for `/api/health` and the status display.
     pub fn stats(&self) -> HubStats {
         let (rooms_waiting, rooms_playing) = self.shared.lobby.counts();
