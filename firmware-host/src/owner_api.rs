@@ -10,6 +10,9 @@
 //! | `GET /api/owner` | | 200 `Owners` |
 //! | `DELETE /api/owner/owners/{id}` | `{}` | 200 `Owners` |
 //! | `DELETE /api/owner/users/{id}` | `{}` | 200 `AccountRemoved` |
+//!
+//! and the players' pages (`/users`, `/online`, rename, reset-password) and rooms
+//! (`/rooms/{id}/close`); `protocol::http` lists them all.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,8 +20,8 @@ use std::sync::Arc;
 use hyper::body::Incoming;
 use hyper::{Method, Request, StatusCode};
 use protocol::http::{
-    Account, AccountList, AccountRemoved, AccountRow, ClaimOwner, OwnerCode, OwnerView, Owners,
-    PasswordReset, Rename,
+    Account, AccountList, AccountRemoved, AccountRow, CLOSE_REASON_MAX, ClaimOwner, CloseRoom,
+    ClosedRoom, OwnerCode, OwnerView, Owners, PasswordReset, Rename,
 };
 use protocol::records::UserId;
 
@@ -250,6 +253,25 @@ pub(crate) async fn route(
                     expires_s: owner::RESET_LIFE.as_secs(),
                 },
             ))
+        }
+        ["rooms", id, "close"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let room = (*id).to_owned();
+            let body: CloseRoom = read_json(req, app.config.handshake_timeout).await?;
+            let reason = body.reason.trim().to_owned();
+            let length = reason.chars().count();
+            if length == 0 || length > CLOSE_REASON_MAX || reason.chars().any(char::is_control) {
+                return Err(ApiError::BadJson(format!(
+                    "`reason` must be 1 to {CLOSE_REASON_MAX} characters without control characters"
+                )));
+            }
+            if !app.hub.close_room(&room, reason.clone()).await {
+                return Err(ApiError::NotFound(format!("no open room {room:?}")));
+            }
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "closed a room", room, reason, "owner action");
+            Ok(json(StatusCode::OK, &ClosedRoom { room, reason }))
         }
         ["users", id] => {
             if method != Method::DELETE {

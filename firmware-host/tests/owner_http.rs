@@ -657,3 +657,68 @@ async fn who_is_online_lists_the_connected_players() {
     assert_eq!(names, ["omar", "sara"]);
     assert_eq!(all["users"][1]["owner"], true);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_closes_a_room_and_its_players_are_told_why() {
+    let server = start().await;
+    let addr = server.addr();
+    let sara = server.register("sara", PASSWORD).await;
+    let omar = server.register("omar", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let mut host = ws_connect(addr, Some(&omar)).await;
+    support::ws_send(
+        &mut host,
+        serde_json::json!({"create_room": {"id": 1, "room": {"game": "xo", "opponent": {"player": {}}}}}),
+    )
+    .await;
+    let created = support::ws_wait_for(&mut host, "the room", |v| v.get("room").is_some()).await;
+    let room = created["room"]["room"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let mut watcher = ws_connect(addr, None).await;
+    support::ws_send(
+        &mut watcher,
+        serde_json::json!({"open": {"id": 1, "room": room}}),
+    )
+    .await;
+    support::ws_wait_for(&mut watcher, "the snapshot", |v| v["room"]["id"] == 1).await;
+    let path = format!("/api/owner/rooms/{room}/close");
+    let why = r#"{"reason":"Closing for the night"}"#;
+
+    send(addr, "POST", &path, Some(why), Some(&omar))
+        .await
+        .assert_error(403, "not_owner");
+    send(addr, "POST", &path, Some(r#"{"reason":"  "}"#), Some(&sara))
+        .await
+        .assert_error(400, "bad_json");
+    send(
+        addr,
+        "POST",
+        "/api/owner/rooms/nosuch/close",
+        Some(why),
+        Some(&sara),
+    )
+    .await
+    .assert_error(404, "not_found");
+    let reply = send(addr, "POST", &path, Some(why), Some(&sara)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["room"], room.as_str());
+    for ws in [&mut host, &mut watcher] {
+        let closed = support::ws_wait_for(ws, "room_closed", |v| {
+            v["event"].get("room_closed").is_some()
+        })
+        .await;
+        assert_eq!(
+            closed["event"]["room_closed"]["reason"],
+            serde_json::json!({"owner": {"message": "Closing for the night"}}),
+            "{closed}"
+        );
+    }
+    let lobby = send(addr, "GET", "/api/rooms", None, None).await.json();
+    assert!(!lobby.to_string().contains(&room), "{lobby}");
+    // Closing it again is a clear 404.
+    send(addr, "POST", &path, Some(why), Some(&sara))
+        .await
+        .assert_error(404, "not_found");
+}

@@ -336,6 +336,7 @@ texts! {
     AnnClosedEnded => "The game was ended", "أُنهيت اللعبة";
     AnnClosedIdle => "The room closed after a long idle time", "أُغلقت الغرفة بعد خمول طويل";
     AnnClosedShutdown => "The server is restarting", "الخادم يعيد التشغيل";
+    AnnClosedOwner => "The kiosk's owner closed the room", "أغلق مالك الكشك الغرفة";
     AnnHint => "Hint: {0}", "تلميح: {0}";
     AnnGameStarted => "The game started. {0}", "بدأت اللعبة. {0}";
 

@@ -25,6 +25,7 @@
 //! | `POST /api/owner/users/{id}/rename` | [`Rename`] | 200 [`Account`] | `not_owner`, `invalid_username`, `username_taken`, `unknown_user` |
 //! | `POST /api/owner/users/{id}/reset-password` | `{}` | 200 [`PasswordReset`] | `not_owner`, `unknown_user` |
 //! | `POST /api/login/reset` | [`ResetPassword`] | 200 [`Account`] + cookies; every earlier session ends | `bad_reset_code`, `invalid_password`, `too_many_attempts` |
+//! | `POST /api/owner/rooms/{id}/close` | [`CloseRoom`] | 200 [`ClosedRoom`]; its viewers get `room_closed` with reason `owner` | `not_owner`, `not_found`, `bad_json` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
@@ -584,6 +585,23 @@ pub struct AccountList {
     pub users: Vec<AccountRow>,
     /// Every open WebSocket, guests' included.
     pub connections: usize,
+}
+
+/// `POST /api/owner/rooms/{id}/close`: why the owner closes the room (1 to
+/// [`CLOSE_REASON_MAX`] characters), shown to its players.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CloseRoom {
+    pub reason: String,
+}
+
+/// Longest reason an owner may give for closing a room, in characters.
+pub const CLOSE_REASON_MAX: usize = 200;
+
+/// The answer of an owner's room closing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosedRoom {
+    pub room: String,
+    pub reason: String,
 }
 
 #[cfg(test)]

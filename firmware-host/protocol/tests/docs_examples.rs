@@ -338,6 +338,13 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
     ),
     (
         "POST",
+        "/api/owner/rooms/{id}/close",
+        Some(exactly::<http::CloseRoom>),
+        "200",
+        exactly::<http::ClosedRoom>,
+    ),
+    (
+        "POST",
         "/api/login/reset",
         Some(exactly::<http::ResetPassword>),
         "200",

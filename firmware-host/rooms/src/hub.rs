@@ -119,6 +119,20 @@ impl Hub {
         );
     }
 
+    /// Closes open room `id` now (an owner's decision): its viewers get `room_closed` with
+    /// reason `owner` and `message`, then `left`; a game in progress ends without a result.
+    /// `false` when no such room is open.
+    pub async fn close_room(&self, id: &str, message: String) -> bool {
+        let Some(handle) = self.shared.lobby.handle(id) else {
+            return false;
+        };
+        handle
+            .send(crate::handle::RoomMsg::Close {
+                reason: protocol::CloseReason::Owner { message },
+            })
+            .await
+    }
+
     /// Each signed-in player with an open WebSocket, and how many they have open (the owner's
     /// "who is online").
     pub fn users_online(&self) -> std::collections::HashMap<protocol::records::UserId, usize> {
