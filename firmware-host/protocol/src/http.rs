@@ -26,6 +26,9 @@
 //! | `POST /api/owner/users/{id}/reset-password` | `{}` | 200 [`PasswordReset`] | `not_owner`, `unknown_user` |
 //! | `POST /api/login/reset` | [`ResetPassword`] | 200 [`Account`] + cookies; every earlier session ends | `bad_reset_code`, `invalid_password`, `too_many_attempts` |
 //! | `POST /api/owner/rooms/{id}/close` | [`CloseRoom`] | 200 [`ClosedRoom`]; its viewers get `room_closed` with reason `owner` | `not_owner`, `not_found`, `bad_json` |
+//! | `GET /api/owner/backup` | | 200 a backup file (`application/octet-stream`) | `not_owner` |
+//! | `POST /api/owner/restore/preview` | a backup file (`application/octet-stream`) | 200 [`BackupPreview`] | `not_owner`, `bad_backup`, `backup_too_new`, `body_too_large` |
+//! | `POST /api/owner/restore` | a backup file | 200 [`Restored`]; everyone signed out, every room closed | `not_owner`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
@@ -114,6 +117,10 @@ pub enum ApiErrorCode {
     BadOwnerCode,
     /// The username or the password reset code is wrong, or the code expired or was spent.
     BadResetCode,
+    /// A restore's file is not a valid backup (not one, damaged, cut short); nothing changed.
+    BadBackup,
+    /// A restore's file was made by a newer release than this one reads; nothing changed.
+    BackupTooNew,
     /// The last owner cannot be removed (nor delete their account): add another owner first.
     LastOwner,
     // Server.
@@ -135,7 +142,8 @@ impl ApiErrorCode {
             | ApiErrorCode::InvalidUsername
             | ApiErrorCode::InvalidPassword
             | ApiErrorCode::BadGame
-            | ApiErrorCode::WebsocketVersion => 400,
+            | ApiErrorCode::WebsocketVersion
+            | ApiErrorCode::BadBackup => 400,
             ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
             ApiErrorCode::BadOrigin
             | ApiErrorCode::WrongPassword
@@ -146,7 +154,9 @@ impl ApiErrorCode {
             ApiErrorCode::NotFound | ApiErrorCode::UnknownUser | ApiErrorCode::UnknownGame => 404,
             ApiErrorCode::MethodNotAllowed => 405,
             ApiErrorCode::BodyTimeout => 408,
-            ApiErrorCode::UsernameTaken | ApiErrorCode::LastOwner => 409,
+            ApiErrorCode::UsernameTaken | ApiErrorCode::LastOwner | ApiErrorCode::BackupTooNew => {
+                409
+            }
             ApiErrorCode::BodyTooLarge => 413,
             ApiErrorCode::UnsupportedMediaType => 415,
             ApiErrorCode::BadHost => 421,
@@ -189,6 +199,8 @@ impl ApiErrorCode {
             ApiErrorCode::NotKiosk => "not_kiosk",
             ApiErrorCode::BadOwnerCode => "bad_owner_code",
             ApiErrorCode::BadResetCode => "bad_reset_code",
+            ApiErrorCode::BadBackup => "bad_backup",
+            ApiErrorCode::BackupTooNew => "backup_too_new",
             ApiErrorCode::LastOwner => "last_owner",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
@@ -197,7 +209,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 30] = [
+    pub const ALL: [ApiErrorCode; 32] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -225,6 +237,8 @@ impl ApiErrorCode {
         ApiErrorCode::NotKiosk,
         ApiErrorCode::BadOwnerCode,
         ApiErrorCode::BadResetCode,
+        ApiErrorCode::BadBackup,
+        ApiErrorCode::BackupTooNew,
         ApiErrorCode::LastOwner,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
@@ -602,6 +616,29 @@ pub const CLOSE_REASON_MAX: usize = 200;
 pub struct ClosedRoom {
     pub room: String,
     pub reason: String,
+}
+
+/// `POST /api/owner/restore/preview`: what a backup file holds (after it was verified).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackupPreview {
+    /// The layout of the file (its header's `format_version`).
+    pub format_version: u32,
+    /// The database schema it was written with; older ones are migrated.
+    pub schema_version: u64,
+    /// The release that made it.
+    pub app_version: String,
+    pub created_ms: u64,
+    pub users: u64,
+    pub games: u64,
+    pub owners: u64,
+}
+
+/// `POST /api/owner/restore`: what was restored, and where the replaced data was kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restored {
+    pub restored: BackupPreview,
+    /// The backup of the data the restore replaced, relative to the data directory.
+    pub replaced_kept_as: String,
 }
 
 #[cfg(test)]

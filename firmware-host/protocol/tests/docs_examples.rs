@@ -345,6 +345,20 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
     ),
     (
         "POST",
+        "/api/owner/restore/preview",
+        None,
+        "200",
+        exactly::<http::BackupPreview>,
+    ),
+    (
+        "POST",
+        "/api/owner/restore",
+        None,
+        "200",
+        exactly::<http::Restored>,
+    ),
+    (
+        "POST",
         "/api/login/reset",
         Some(exactly::<http::ResetPassword>),
         "200",

@@ -133,6 +133,21 @@ impl Hub {
             .await
     }
 
+    /// Closes every open room as [`Hub::close_room`] does (before an owner's restore replaces
+    /// the accounts they seat); how many were asked to close.
+    pub async fn close_all_rooms(&self, message: &str) -> usize {
+        let mut n = 0;
+        for handle in self.shared.lobby.handles() {
+            let reason = protocol::CloseReason::Owner {
+                message: message.to_owned(),
+            };
+            if handle.send(crate::handle::RoomMsg::Close { reason }).await {
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// Each signed-in player with an open WebSocket, and how many they have open (the owner's
     /// "who is online").
     pub fn users_online(&self) -> std::collections::HashMap<protocol::records::UserId, usize> {

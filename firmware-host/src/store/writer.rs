@@ -80,6 +80,10 @@ pub(super) enum Op {
     DeleteAccount {
         user: UserId,
     },
+    /// Every backed-up table replaced by a verified backup's (`backup::apply_restore`).
+    Restore {
+        source: std::path::PathBuf,
+    },
     /// An owner renames an account (`owners::rename`); `name` is already valid (A1).
     Rename {
         user: UserId,
@@ -564,6 +568,7 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             rooms.remove(id.as_str()).map_err(store_err)?;
             Ok(Outcome::Done)
         }
+        Op::Restore { source } => super::backup::apply_restore(txn, source),
         Op::AddOwner { .. }
         | Op::RemoveOwner { .. }
         | Op::DeleteAccount { .. }
