@@ -13,6 +13,7 @@ use crate::route::Route;
 use super::context::use_ctx;
 use super::link::Link;
 use super::navbar::Navbar;
+use super::owner_account::DeleteAccountBox;
 
 #[derive(Debug, Properties, PartialEq)]
 pub struct ProfileProps {
@@ -115,6 +116,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
                 { body }
                 if is_me {
                     <p><Link to={Route::SignIn} class="text-link">{ ctx.t(T::NavSignOut) }</Link></p>
+                    <DeleteAccountBox />
                 }
             </main>
         </>
