@@ -11,7 +11,9 @@ use std::time::Instant;
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, SET_COOKIE};
 use hyper::{Request, Response, StatusCode};
-use protocol::http::{Account, ChangePassword, Credentials, DeleteAccount, SignedOut};
+use protocol::http::{
+    Account, ChangePassword, Credentials, DeleteAccount, ResetPassword, SignedOut,
+};
 use protocol::records::UserId;
 use protocol::rules;
 
@@ -342,6 +344,7 @@ pub(crate) async fn delete_account(app: &Arc<App>, user: UserId) -> Result<Strin
         e => e.into(),
     })?;
     app.hub.end_user_sessions(user, None);
+    app.reset_codes.forget(user);
     Ok(name)
 }
 
@@ -361,5 +364,76 @@ pub(crate) async fn delete_me(
     Ok(with_cookie(
         json(StatusCode::OK, &SignedOut { signed_in: false }),
         &accounts::clear_session_cookie(),
+    ))
+}
+
+/// `POST /api/login/reset`: sets a new password with the one-time code an owner made
+/// (`POST /api/owner/users/{id}/reset-password`) and signs in. Counted as a sign-in attempt
+/// (the address's and the username's limits); a wrong code is `bad_reset_code` and counts
+/// against the code too. Every earlier session of the account ends.
+pub(crate) async fn login_with_reset(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let body: ResetPassword = read_json(req, app.config.handshake_timeout).await?;
+    rules::check_password(&body.new_password)?;
+    let attempt = admit(
+        app,
+        &[
+            ThrottleKey::Address(peer.ip()),
+            ThrottleKey::Username(body.username.to_lowercase()),
+        ],
+        peer,
+    )?;
+    let store = app.store.clone();
+    let name = body.username.clone();
+    let Some((id, record)) = blocking(move || store.user_by_name_blocking(&name)).await?? else {
+        drop(attempt);
+        return Err(ApiError::BadResetCode);
+    };
+    let Ok(redeemed) = app
+        .reset_codes
+        .redeem(id, &body.code, crate::clock::now_ms())
+    else {
+        drop(attempt);
+        tracing::info!(%peer, user = id, "password reset refused: wrong code");
+        return Err(ApiError::BadResetCode);
+    };
+    attempt.release();
+    let new = body.new_password;
+    let hash = with_hash_permit(app, move || accounts::hash_password_blocking(&new))
+        .await?
+        .map_err(|e| ApiError::internal("hashing a password", e))?;
+    let (token, token_hash) = accounts::new_session_token();
+    let now = crate::clock::now_ms();
+    let stored = async {
+        // The new session does not exist yet: every earlier one is forgotten.
+        app.store
+            .change_password(id, hash.clone(), token_hash)
+            .await?;
+        app.store
+            .create_session(token_hash, id, now, now + lifetime_ms())
+            .await
+    };
+    if let Err(e) = stored.await {
+        app.reset_codes.give_back(id, redeemed);
+        return Err(e.into());
+    }
+    app.hub.end_user_sessions(id, None);
+    tracing::info!(%peer, user = id, "password reset with an owner's code; signed in");
+    let response = with_cookie(
+        json(
+            StatusCode::OK,
+            &Account {
+                id,
+                username: record.name,
+            },
+        ),
+        &accounts::session_cookie(&token),
+    );
+    Ok(with_cookie(
+        response,
+        &accounts::device_cookie(&accounts::new_device_token(&hash, id)),
     ))
 }

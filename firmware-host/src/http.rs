@@ -105,7 +105,7 @@ async fn route(
     let path = req.uri().path().to_owned();
     cross_site::check_host(app, req.headers(), req.uri())?;
     if req.method() != Method::GET && req.method() != Method::HEAD && path.starts_with("/api/") {
-        cross_site::check_state_change(req.headers())?;
+        cross_site::check_state_change(req.headers(), &path)?;
     }
     if path == "/ws" {
         return crate::ws::upgrade(app, peer, slot, req).await;
@@ -147,6 +147,10 @@ async fn route(
         ["login"] => {
             post(is_post)?;
             account_api::login(app, peer, req).await
+        }
+        ["login", "reset"] => {
+            post(is_post)?;
+            account_api::login_with_reset(app, peer, req).await
         }
         ["logout"] => {
             post(is_post)?;

@@ -10,21 +10,29 @@
 //! | `GET /api/owner` | | 200 `Owners` |
 //! | `DELETE /api/owner/owners/{id}` | `{}` | 200 `Owners` |
 //! | `DELETE /api/owner/users/{id}` | `{}` | 200 `AccountRemoved` |
+//!
+//! and the players' pages (`/users`, `/online`, rename, reset-password) and rooms
+//! (`/rooms/{id}/close`); `protocol::http` lists them all.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use hyper::body::Incoming;
+use hyper::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, StatusCode};
-use protocol::http::{Account, AccountRemoved, ClaimOwner, OwnerCode, OwnerView, Owners};
+use protocol::http::{
+    Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
+    CloseRoom, ClosedRoom, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restored,
+};
 use protocol::records::UserId;
 
 use crate::account_api;
 use crate::accounts;
 use crate::api_error::{ApiError, json};
 use crate::app::App;
-use crate::handler::{ApiResult, blocking, read_json};
+use crate::handler::{ApiResult, blocking, read_bytes, read_json};
 use crate::owner::{self, CodeRefused};
+use crate::store::{BackupContents, BackupError, MAX_BACKUP_BYTES, remove_scratch};
 
 /// The signed-in account of `req`, and whether it is an owner.
 async fn signed_in(
@@ -76,6 +84,143 @@ async fn owners(app: &Arc<App>, you: rooms::Account) -> ApiResult {
                 .collect(),
         },
     ))
+}
+
+fn unknown_as(e: crate::store::OwnerError, id: UserId) -> ApiError {
+    match e {
+        crate::store::OwnerError::UnknownUser => ApiError::UnknownAccount(id),
+        e => e.into(),
+    }
+}
+
+/// Every account (`online`: only those connected now), by name.
+async fn accounts_list(app: &Arc<App>, online: bool) -> ApiResult {
+    let store = app.store.clone();
+    let (accounts, owners) = blocking(move || -> Result<_, rooms::StoreError> {
+        Ok((store.accounts_blocking()?, store.owners_blocking()?))
+    })
+    .await??;
+    let connected = app.hub.users_online();
+    let mut users: Vec<AccountRow> = accounts
+        .into_iter()
+        .map(|(id, username, created_ms)| AccountRow {
+            id,
+            username,
+            created_ms,
+            owner: owners.iter().any(|(o, ..)| *o == id),
+            connections: connected.get(&id).copied().unwrap_or(0),
+        })
+        .filter(|row| !online || row.connections > 0)
+        .collect();
+    users.sort_by_key(|row| row.username.to_lowercase());
+    Ok(json(
+        StatusCode::OK,
+        &AccountList {
+            users,
+            connections: app.hub.stats().connections,
+        },
+    ))
+}
+
+/// How long an upload (a backup to restore) may take to arrive.
+const UPLOAD_TIME: std::time::Duration = std::time::Duration::from_secs(300);
+
+fn preview(contents: &BackupContents) -> BackupPreview {
+    BackupPreview {
+        format_version: contents.header.format_version,
+        schema_version: contents.header.schema_version,
+        app_version: contents.header.app_version.clone(),
+        created_ms: contents.header.created_ms,
+        users: contents.users,
+        games: contents.games,
+        owners: contents.owners,
+    }
+}
+
+fn backup_error(e: BackupError) -> ApiError {
+    match e {
+        BackupError::Invalid(why) => ApiError::BadBackup(why),
+        BackupError::TooNew { found, supported } => ApiError::BackupTooNew { found, supported },
+        BackupError::Store(e) => ApiError::Store(e),
+    }
+}
+
+async fn verify(
+    app: &Arc<App>,
+    file: bytes::Bytes,
+) -> Result<(BackupContents, std::path::PathBuf), ApiError> {
+    let store = app.store.clone();
+    blocking(move || store.verify_backup_blocking(&file))
+        .await?
+        .map_err(backup_error)
+}
+
+/// `GET /api/owner/backup`: a backup file of all data now.
+async fn backup(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiResult {
+    let store = app.store.clone();
+    let now = crate::clock::now_ms();
+    let file = blocking(move || store.backup_blocking(now)).await??;
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "downloaded a backup", bytes = file.len(), "owner action");
+    let mut response = hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from(file)));
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Ok(value) = HeaderValue::from_str(&format!(
+        "attachment; filename=\"xo-kiosk-backup-{now}.xokb\""
+    )) {
+        headers.insert(CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+/// Keeps a backup of the data now in the data directory's `backups/`, then replaces the data
+/// with the verified backup at `scratch`; every room closes and everyone is signed out first.
+async fn restore(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    contents: &BackupContents,
+    scratch: &std::path::Path,
+) -> ApiResult {
+    let store = app.store.clone();
+    let now = crate::clock::now_ms();
+    let name = format!("before-restore-{now}.xokb");
+    let kept = name.clone();
+    blocking(move || -> Result<(), ApiError> {
+        let current = store.backup_blocking(now)?;
+        let dir = store.replaced_dir();
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            let tmp = dir.join(format!("{kept}.tmp"));
+            let mut file = std::fs::File::create(&tmp)?;
+            std::io::Write::write_all(&mut file, &current)?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, dir.join(&kept))
+        };
+        write().map_err(|e| ApiError::internal("keeping the replaced data as a backup", e))
+    })
+    .await??;
+    let closed = app
+        .hub
+        .close_all_rooms("The kiosk's data is being restored from a backup")
+        .await;
+    app.store.restore(scratch.to_owned()).await?;
+    // Sessions are gone from the store; their WebSockets follow.
+    for user in app.hub.users_online().into_keys() {
+        app.hub.end_user_sessions(user, None);
+    }
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "restored a backup", users = contents.users, games = contents.games, schema = contents.header.schema_version, rooms_closed = closed, replaced_kept_as = name, "owner action");
+    let response = json(
+        StatusCode::OK,
+        &Restored {
+            restored: preview(contents),
+            replaced_kept_as: format!("{}/{name}", crate::store::REPLACED_DIR),
+        },
+    );
+    Ok(response)
 }
 
 fn parse_id(segment: &str) -> Result<UserId, ApiError> {
@@ -162,6 +307,99 @@ pub(crate) async fn route(
             }
             tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an owner", user = id, "owner action");
             owners(app, you).await
+        }
+        ["users"] | ["online"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            accounts_list(app, rest == ["online"]).await
+        }
+        ["users", id, "rename"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let id = parse_id(id)?;
+            let body: Rename = read_json(req, app.config.handshake_timeout).await?;
+            protocol::rules::check_username(&body.username)?;
+            let old = app
+                .store
+                .rename(id, &body.username)
+                .await
+                .map_err(|e| unknown_as(e, id))?;
+            // Its connections come back with the new name (the session stays signed in).
+            app.hub.end_user_sessions(id, None);
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "renamed an account", user = id, old, new = body.username, "owner action");
+            Ok(json(
+                StatusCode::OK,
+                &Account {
+                    id,
+                    username: body.username,
+                },
+            ))
+        }
+        ["users", id, "reset-password"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let id = parse_id(id)?;
+            let store = app.store.clone();
+            let user = blocking(move || store.user_blocking(id))
+                .await??
+                .ok_or(ApiError::UnknownAccount(id))?;
+            let code = app.reset_codes.issue(id, crate::clock::now_ms());
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "made a password reset code", user = id, "owner action");
+            Ok(json(
+                StatusCode::OK,
+                &PasswordReset {
+                    username: user.name,
+                    code,
+                    expires_s: owner::RESET_LIFE.as_secs(),
+                },
+            ))
+        }
+        ["backup"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            backup(app, peer, &you).await
+        }
+        ["restore", "preview"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let file = read_bytes(req, MAX_BACKUP_BYTES, UPLOAD_TIME).await?;
+            let (contents, scratch) = verify(app, file).await?;
+            remove_scratch(&scratch);
+            Ok(json(StatusCode::OK, &preview(&contents)))
+        }
+        ["restore"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let file = read_bytes(req, MAX_BACKUP_BYTES, UPLOAD_TIME).await?;
+            let (contents, scratch) = verify(app, file).await?;
+            let restored = restore(app, peer, &you, &contents, &scratch).await;
+            remove_scratch(&scratch);
+            restored
+        }
+        ["rooms", id, "close"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let room = (*id).to_owned();
+            let body: CloseRoom = read_json(req, app.config.handshake_timeout).await?;
+            let reason = body.reason.trim().to_owned();
+            let length = reason.chars().count();
+            if length == 0 || length > CLOSE_REASON_MAX || reason.chars().any(char::is_control) {
+                return Err(ApiError::BadJson(format!(
+                    "`reason` must be 1 to {CLOSE_REASON_MAX} characters without control characters"
+                )));
+            }
+            if !app.hub.close_room(&room, reason.clone()).await {
+                return Err(ApiError::NotFound(format!("no open room {room:?}")));
+            }
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "closed a room", room, reason, "owner action");
+            Ok(json(StatusCode::OK, &ClosedRoom { room, reason }))
         }
         ["users", id] => {
             if method != Method::DELETE {

@@ -102,6 +102,7 @@ impl Server {
             shed_at,
             public_url,
             owner_codes,
+            reset_codes: crate::owner::ResetCodes::default(),
         });
         let display = match app.config.display.as_deref() {
             Some(spec) => Some(

@@ -5,9 +5,10 @@
 
 mod support;
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::Ipv4Addr;
 
-use support::{Process, Reply, TestServer, credentials, finish, hold_post, request, ws_connect};
+use support::owner::{a_wrong_code, claim, id_of, kiosk_code, make_owner, send};
+use support::{Process, TestServer, credentials, finish, hold_post, request, ws_connect};
 
 const PASSWORD: &str = "password one";
 
@@ -20,55 +21,6 @@ async fn start() -> TestServer {
         .await
         .expect("server starts");
     TestServer { server, dir }
-}
-
-async fn send(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    body: Option<&str>,
-    cookie: Option<&str>,
-) -> Reply {
-    let mut headers = vec![("Content-Type", "application/json")];
-    if let Some(c) = cookie {
-        headers.push(("Cookie", c));
-    }
-    request(addr, method, path, &headers, body.map(str::as_bytes)).await
-}
-
-/// A code as the kiosk's screen gets it.
-async fn kiosk_code(addr: SocketAddr) -> String {
-    let reply = send(addr, "POST", "/api/kiosk/owner-code", Some("{}"), None).await;
-    assert_eq!(reply.status, 200, "{}", reply.text());
-    let json = reply.json();
-    assert_eq!(json["expires_s"], 300, "{json}");
-    json["code"].as_str().expect("code").to_owned()
-}
-
-async fn claim(addr: SocketAddr, cookie: &str, code: &str) -> Reply {
-    let body = serde_json::json!({ "code": code }).to_string();
-    send(addr, "POST", "/api/owner/claim", Some(&body), Some(cookie)).await
-}
-
-fn a_wrong_code(right: &str) -> String {
-    if right == "00000000" {
-        "11111111".into()
-    } else {
-        "00000000".into()
-    }
-}
-
-/// The account id behind a session cookie.
-async fn id_of(addr: SocketAddr, cookie: &str) -> u64 {
-    let me = send(addr, "GET", "/api/me", None, Some(cookie)).await;
-    assert_eq!(me.status, 200, "{}", me.text());
-    me.json()["id"].as_u64().expect("id")
-}
-
-async fn make_owner(addr: SocketAddr, cookie: &str) {
-    let code = kiosk_code(addr).await;
-    let reply = claim(addr, cookie, &code).await;
-    assert_eq!(reply.status, 200, "{}", reply.text());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -460,4 +412,265 @@ async fn an_owner_removes_an_account_with_the_same_function() {
     )
     .await
     .assert_error(404, "unknown_user");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_renames_an_account_in_its_games_too() {
+    let server = start().await;
+    let addr = server.addr();
+    let sara = server.register("sara", PASSWORD).await;
+    let rude = server.register("rude_name", PASSWORD).await;
+    let omar = server.register("omar", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let rude_id = id_of(addr, &rude).await;
+    support::play_rated_until_resignation(addr, &rude, &omar).await;
+    let path = format!("/api/owner/users/{rude_id}/rename");
+
+    send(
+        addr,
+        "POST",
+        &path,
+        Some(r#"{"username":"nice"}"#),
+        Some(&omar),
+    )
+    .await
+    .assert_error(403, "not_owner");
+    send(
+        addr,
+        "POST",
+        &path,
+        Some(r#"{"username":"no spaces"}"#),
+        Some(&sara),
+    )
+    .await
+    .assert_error(400, "invalid_username");
+    send(
+        addr,
+        "POST",
+        &path,
+        Some(r#"{"username":"OMAR"}"#),
+        Some(&sara),
+    )
+    .await
+    .assert_error(409, "username_taken");
+    send(
+        addr,
+        "POST",
+        "/api/owner/users/999/rename",
+        Some(r#"{"username":"nice"}"#),
+        Some(&sara),
+    )
+    .await
+    .assert_error(404, "unknown_user");
+
+    let reply = send(
+        addr,
+        "POST",
+        &path,
+        Some(r#"{"username":"nice"}"#),
+        Some(&sara),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["username"], "nice");
+    send(addr, "GET", "/api/users/rude_name", None, None)
+        .await
+        .assert_error(404, "unknown_user");
+    // The renamed player stays signed in, under the new name, and the games show it.
+    let me = send(addr, "GET", "/api/me", None, Some(&rude)).await.json();
+    assert_eq!(me["username"], "nice");
+    let profile = send(addr, "GET", "/api/users/omar", None, None)
+        .await
+        .json();
+    let game = &profile["recent_games"][0];
+    let names = [&game["x"]["user"]["name"], &game["o"]["user"]["name"]];
+    assert!(names.contains(&&serde_json::json!("nice")), "{game}");
+    assert!(!game.to_string().contains("rude_name"), "{game}");
+    // The old name is free.
+    server.register("rude_name", PASSWORD).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_reset_code_sets_a_new_password_once() {
+    let server = start().await;
+    let addr = server.addr();
+    let sara = server.register("sara", PASSWORD).await;
+    let omar = server.register("omar", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let omar_id = id_of(addr, &omar).await;
+    let path = format!("/api/owner/users/{omar_id}/reset-password");
+    send(addr, "POST", &path, Some("{}"), Some(&omar))
+        .await
+        .assert_error(403, "not_owner");
+    let reset = send(addr, "POST", &path, Some("{}"), Some(&sara)).await;
+    assert_eq!(reset.status, 200, "{}", reset.text());
+    let reset = reset.json();
+    assert_eq!(reset["username"], "omar");
+    assert_eq!(reset["expires_s"], 1800);
+    let code = reset["code"].as_str().expect("code").to_owned();
+
+    let body = |code: &str, password: &str| {
+        serde_json::json!({"username": "omar", "code": code, "new_password": password}).to_string()
+    };
+    send(
+        addr,
+        "POST",
+        "/api/login/reset",
+        Some(&body(&a_wrong_code(&code), "new password")),
+        None,
+    )
+    .await
+    .assert_error(403, "bad_reset_code");
+    send(
+        addr,
+        "POST",
+        "/api/login/reset",
+        Some(&body(&code, "short")),
+        None,
+    )
+    .await
+    .assert_error(400, "invalid_password");
+    let reply = send(
+        addr,
+        "POST",
+        "/api/login/reset",
+        Some(&body(&code, "new password")),
+        None,
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let new_session = reply.cookie_pair("xo_session").expect("signed in");
+    assert_eq!(id_of(addr, &new_session).await, omar_id);
+    // Every earlier session ended; the old password is gone, the new one works.
+    send(addr, "GET", "/api/me", None, Some(&omar))
+        .await
+        .assert_error(401, "not_signed_in");
+    let login = |password: &'static str| async move {
+        request(
+            addr,
+            "POST",
+            "/api/login",
+            &[("Content-Type", "application/json")],
+            Some(credentials("omar", password).as_bytes()),
+        )
+        .await
+    };
+    login(PASSWORD).await.assert_error(401, "bad_credentials");
+    assert_eq!(login("new password").await.status, 200);
+    // Used once.
+    send(
+        addr,
+        "POST",
+        "/api/login/reset",
+        Some(&body(&code, "third password")),
+        None,
+    )
+    .await
+    .assert_error(403, "bad_reset_code");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn who_is_online_lists_the_connected_players() {
+    let server = start().await;
+    let addr = server.addr();
+    let sara = server.register("sara", PASSWORD).await;
+    let omar = server.register("omar", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let mut phone = ws_connect(addr, Some(&omar)).await;
+    support::ws_wait_for(&mut phone, "hello", |v| v.get("hello").is_some()).await;
+    let mut laptop = ws_connect(addr, Some(&omar)).await;
+    support::ws_wait_for(&mut laptop, "hello", |v| v.get("hello").is_some()).await;
+    let mut guest = ws_connect(addr, None).await;
+    support::ws_wait_for(&mut guest, "hello", |v| v.get("hello").is_some()).await;
+
+    send(addr, "GET", "/api/owner/online", None, Some(&omar))
+        .await
+        .assert_error(403, "not_owner");
+    let online = send(addr, "GET", "/api/owner/online", None, Some(&sara)).await;
+    assert_eq!(online.status, 200, "{}", online.text());
+    let online = online.json();
+    assert_eq!(
+        online["users"].as_array().map(Vec::len),
+        Some(1),
+        "{online}"
+    );
+    assert_eq!(online["users"][0]["username"], "omar");
+    assert_eq!(online["users"][0]["connections"], 2);
+    assert_eq!(online["connections"], 3);
+    let all = send(addr, "GET", "/api/owner/users", None, Some(&sara))
+        .await
+        .json();
+    let names: Vec<&str> = all["users"]
+        .as_array()
+        .expect("users")
+        .iter()
+        .filter_map(|u| u["username"].as_str())
+        .collect();
+    assert_eq!(names, ["omar", "sara"]);
+    assert_eq!(all["users"][1]["owner"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_closes_a_room_and_its_players_are_told_why() {
+    let server = start().await;
+    let addr = server.addr();
+    let sara = server.register("sara", PASSWORD).await;
+    let omar = server.register("omar", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let mut host = ws_connect(addr, Some(&omar)).await;
+    support::ws_send(
+        &mut host,
+        serde_json::json!({"create_room": {"id": 1, "room": {"game": "xo", "opponent": {"player": {}}}}}),
+    )
+    .await;
+    let created = support::ws_wait_for(&mut host, "the room", |v| v.get("room").is_some()).await;
+    let room = created["room"]["room"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let mut watcher = ws_connect(addr, None).await;
+    support::ws_send(
+        &mut watcher,
+        serde_json::json!({"open": {"id": 1, "room": room}}),
+    )
+    .await;
+    support::ws_wait_for(&mut watcher, "the snapshot", |v| v["room"]["id"] == 1).await;
+    let path = format!("/api/owner/rooms/{room}/close");
+    let why = r#"{"reason":"Closing for the night"}"#;
+
+    send(addr, "POST", &path, Some(why), Some(&omar))
+        .await
+        .assert_error(403, "not_owner");
+    send(addr, "POST", &path, Some(r#"{"reason":"  "}"#), Some(&sara))
+        .await
+        .assert_error(400, "bad_json");
+    send(
+        addr,
+        "POST",
+        "/api/owner/rooms/nosuch/close",
+        Some(why),
+        Some(&sara),
+    )
+    .await
+    .assert_error(404, "not_found");
+    let reply = send(addr, "POST", &path, Some(why), Some(&sara)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["room"], room.as_str());
+    for ws in [&mut host, &mut watcher] {
+        let closed = support::ws_wait_for(ws, "room_closed", |v| {
+            v["event"].get("room_closed").is_some()
+        })
+        .await;
+        assert_eq!(
+            closed["event"]["room_closed"]["reason"],
+            serde_json::json!({"owner": {"message": "Closing for the night"}}),
+            "{closed}"
+        );
+    }
+    let lobby = send(addr, "GET", "/api/rooms", None, None).await.json();
+    assert!(!lobby.to_string().contains(&room), "{lobby}");
+    // Closing it again is a clear 404.
+    send(addr, "POST", &path, Some(why), Some(&sara))
+        .await
+        .assert_error(404, "not_found");
 }

@@ -193,6 +193,24 @@ macro_rules! texts {
 
 texts! {
     AppName => "XO Kiosk", "إكس أو كيوسك";
+    OwnerCodeTitle => "Owner code", "رمز المالك";
+    OwnerCodeHelp => "On your phone: sign in, open Owner (/owner) and enter this code within {} minutes. It works once.", "على هاتفك: سجّل الدخول وافتح صفحة المالك (/owner) وأدخل هذا الرمز خلال {} دقائق. يعمل مرة واحدة.";
+    OwnerCodeFailed => "No owner code could be made.", "تعذّر إنشاء رمز المالك.";
+    Close => "Close", "إغلاق";
+    OwnerTitle => "Owner", "المالك";
+    OwnerClaimHelp => "To run this kiosk, enter the owner code shown on the kiosk's screen: press and hold \"Join from your phone\" there.", "لإدارة هذا الكشك أدخل رمز المالك الظاهر على شاشة الكشك: اضغط مطولًا على «انضم من هاتفك» هناك.";
+    OwnerSignInFirst => "Sign in first; the code makes your account an owner.", "سجّل الدخول أولًا؛ فالرمز يجعل حسابك مالكًا.";
+    OwnerCodeLabel => "Owner code (8 digits)", "رمز المالك (8 أرقام)";
+    OwnerClaim => "Become an owner", "كن مالكًا";
+    OwnerBadCode => "That code is wrong, expired or used. Show a new one on the kiosk.", "الرمز خاطئ أو منتهٍ أو مستخدم. اعرض رمزًا جديدًا على الكشك.";
+    OwnersOfKiosk => "Owners of this kiosk", "مالكو هذا الكشك";
+    OwnerYouAre => "You are an owner of this kiosk.", "أنت مالك لهذا الكشك.";
+    DeleteAccount => "Delete my account", "احذف حسابي";
+    DeleteAccountWarn => "This removes your account, ratings and sign-ins for good. Games you played against other players stay, shown as \"deleted player\".", "يحذف هذا حسابك وتقييماتك وجلساتك نهائيًا. تبقى المباريات التي لعبتها ضد لاعبين آخرين باسم «لاعب محذوف».";
+    DeleteAccountConfirm => "Delete for good", "احذف نهائيًا";
+    DeleteAccountCancel => "Keep my account", "أبقِ حسابي";
+    ErrWrongPassword => "The password is wrong.", "كلمة المرور خاطئة.";
+    ErrLastOwner => "You are the kiosk's last owner: make another account an owner first.", "أنت آخر مالك للكشك: اجعل حسابًا آخر مالكًا أولًا.";
     NavLobby => "Lobby", "الردهة";
     NavHome => "Home", "الرئيسية";
     NavLeaderboard => "Leaderboard", "المتصدرون";
@@ -336,6 +354,7 @@ texts! {
     AnnClosedEnded => "The game was ended", "أُنهيت اللعبة";
     AnnClosedIdle => "The room closed after a long idle time", "أُغلقت الغرفة بعد خمول طويل";
     AnnClosedShutdown => "The server is restarting", "الخادم يعيد التشغيل";
+    AnnClosedOwner => "The kiosk's owner closed the room", "أغلق مالك الكشك الغرفة";
     AnnHint => "Hint: {0}", "تلميح: {0}";
     AnnGameStarted => "The game started. {0}", "بدأت اللعبة. {0}";
 

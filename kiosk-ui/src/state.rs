@@ -382,13 +382,20 @@ impl AppState {
                 if here(&room) || self.route.room_id() == Some(room.as_str()) =>
             {
                 self.go_home();
-                let t = match reason {
+                let t = match &reason {
                     CloseReason::HostLeft => T::AnnClosedHostLeft,
                     CloseReason::Ended => T::AnnClosedEnded,
                     CloseReason::Idle => T::AnnClosedIdle,
                     CloseReason::Shutdown => T::AnnClosedShutdown,
+                    CloseReason::Owner { .. } => T::AnnClosedOwner,
                 };
-                self.notify(lang.t(t).to_owned(), false);
+                let text = match reason {
+                    CloseReason::Owner { message } if !message.is_empty() => {
+                        format!("{}: {message}", lang.t(t))
+                    }
+                    _ => lang.t(t).to_owned(),
+                };
+                self.notify(text, false);
             }
             // Events of a room this screen no longer shows.
             _ => {}
@@ -710,6 +717,7 @@ mod tests {
             room: Box::new(room),
         }));
         assert_eq!(state.announcement.text, "Result saved: the ratings changed");
+    }
 
     #[test]
     fn a_guest_hello_signs_the_page_out() {

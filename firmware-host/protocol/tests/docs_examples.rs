@@ -308,6 +308,62 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         "200",
         exactly::<http::AccountRemoved>,
     ),
+    (
+        "GET",
+        "/api/owner/users",
+        None,
+        "200",
+        exactly::<http::AccountList>,
+    ),
+    (
+        "GET",
+        "/api/owner/online",
+        None,
+        "200",
+        exactly::<http::AccountList>,
+    ),
+    (
+        "POST",
+        "/api/owner/users/{id}/rename",
+        Some(exactly::<http::Rename>),
+        "200",
+        exactly::<http::Account>,
+    ),
+    (
+        "POST",
+        "/api/owner/users/{id}/reset-password",
+        None,
+        "200",
+        exactly::<http::PasswordReset>,
+    ),
+    (
+        "POST",
+        "/api/owner/rooms/{id}/close",
+        Some(exactly::<http::CloseRoom>),
+        "200",
+        exactly::<http::ClosedRoom>,
+    ),
+    (
+        "POST",
+        "/api/owner/restore/preview",
+        None,
+        "200",
+        exactly::<http::BackupPreview>,
+    ),
+    (
+        "POST",
+        "/api/owner/restore",
+        None,
+        "200",
+        exactly::<http::Restored>,
+    ),
+    (
+        "POST",
+        "/api/login/reset",
+        Some(exactly::<http::ResetPassword>),
+        "200",
+        exactly::<http::Account>,
+    ),
 ];
 
 fn check_http(method: &str, path: &str, which: &str, value: &Value) -> Result<(), String> {

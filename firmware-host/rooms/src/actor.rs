@@ -214,6 +214,9 @@ async fn run(
                         shutdown_done = Some(done);
                         break;
                     }
+                    RoomMsg::Close { reason } => {
+                        actor.carry_out(vec![Effect::Close(reason)], None).await;
+                    }
                     RoomMsg::CloseIfIdle => {
                         let online_open = actor.room.settings().is_online()
                             && actor.room.phase() != Phase::Finished;
@@ -284,7 +287,10 @@ async fn run(
                 // Closed rooms are deleted, not saved; the hub only waits.
                 done.send(()).ok();
             }
-            RoomMsg::Disconnect { .. } | RoomMsg::Vacate { .. } | RoomMsg::CloseIfIdle => {}
+            RoomMsg::Disconnect { .. }
+            | RoomMsg::Vacate { .. }
+            | RoomMsg::CloseIfIdle
+            | RoomMsg::Close { .. } => {}
         }
     }
     // Dropping the sender lets the saver write its last state and stop.
@@ -488,7 +494,7 @@ impl Actor {
                             &outbox,
                             ServerMsg::Event(Event::RoomClosed {
                                 room: id.clone(),
-                                reason,
+                                reason: reason.clone(),
                             }),
                         );
                         deliver(

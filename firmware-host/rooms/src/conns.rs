@@ -92,6 +92,17 @@ impl Conns {
         addresses
     }
 
+    /// Each signed-in player with an open connection, and how many they have.
+    pub(crate) fn users_online(&self) -> HashMap<UserId, usize> {
+        let mut online = HashMap::new();
+        for conn in self.lock().values() {
+            if let PlayerKey::User(id) = conn.key {
+                *online.entry(id).or_insert(0) += 1;
+            }
+        }
+        online
+    }
+
     /// Queues `msg` for every connection of `key`. A connection whose queue is full misses it;
     /// it is too slow and its room drops it at the next snapshot.
     pub(crate) fn send_to_person(&self, key: &PlayerKey, msg: &ServerMsg) {

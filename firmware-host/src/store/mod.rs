@@ -25,6 +25,7 @@
 //! `meta` holds the schema version; `migrate` brings older files up to [`SCHEMA_VERSION`]
 //! (tested against files written by every earlier version, `tests/fixtures/`).
 
+mod backup;
 pub mod health;
 mod owners;
 mod records;
@@ -45,6 +46,10 @@ use redb::{
 use rooms::{Account, Persistence, StoreError, StoreFuture};
 use tokio::sync::oneshot;
 
+pub use backup::{
+    BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BackupContents, BackupError, BackupHeader,
+    MAX_BACKUP_BYTES, REPLACED_DIR, remove_scratch,
+};
 pub use health::{StorageHealth, StorageState};
 pub use owners::{DELETED_NAME, OwnerError, OwnerRecord};
 pub use records::{LadderStats, StoredGame, UserRecord};

@@ -11,7 +11,8 @@ use rooms::StoreError;
 use serde::{Deserialize, Serialize};
 
 use super::records::{
-    StoredPlayer, VersionedGame, VersionedSession, decode, decode_game, decode_user, encode,
+    StoredPlayer, VersionedGame, VersionedSession, VersionedUser, decode, decode_game, decode_user,
+    encode,
 };
 use super::writer::{Op, Outcome};
 use super::{GAMES, SESSIONS, Store, USER_GAMES, USER_UNRATED, USERNAMES, USERS, store_err};
@@ -41,6 +42,8 @@ pub enum OwnerError {
     LastOwner,
     /// No such account.
     UnknownUser,
+    /// A rename to a name another account has.
+    NameTaken,
     Store(StoreError),
 }
 
@@ -55,6 +58,7 @@ impl std::fmt::Display for OwnerError {
         match self {
             OwnerError::LastOwner => f.write_str("the last owner cannot be removed"),
             OwnerError::UnknownUser => f.write_str("no such account"),
+            OwnerError::NameTaken => f.write_str("username taken"),
             OwnerError::Store(e) => e.fmt(f),
         }
     }
@@ -92,9 +96,41 @@ impl Store {
     /// and are forgotten otherwise. Refused for the last owner. Returns the name it had.
     pub async fn delete_account(&self, user: UserId) -> Result<String, OwnerError> {
         match owner_outcome(self.write(Op::DeleteAccount { user }).await?)? {
-            Outcome::Deleted(name) => Ok(name),
+            Outcome::OldName(name) => Ok(name),
             other => Err(OwnerError::Store(super::unexpected(&other))),
         }
+    }
+
+    /// Renames an account (SPEC O2: an offensive name), in its games too. `Ok(old name)`;
+    /// [`OwnerError::NameTaken`] when another account has the name, ignoring case.
+    pub async fn rename(&self, user: UserId, name: &str) -> Result<String, OwnerError> {
+        match self
+            .write(Op::Rename {
+                user,
+                name: name.to_owned(),
+            })
+            .await?
+        {
+            Outcome::NameTaken => Err(OwnerError::NameTaken),
+            other => match owner_outcome(other)? {
+                Outcome::OldName(old) => Ok(old),
+                other => Err(OwnerError::Store(super::unexpected(&other))),
+            },
+        }
+    }
+
+    /// Every account, by id: (id, name, created).
+    pub fn accounts_blocking(&self) -> Result<Vec<(UserId, String, u64)>, StoreError> {
+        self.inner.core.read(|txn| {
+            let users = txn.open_table(USERS).map_err(store_err)?;
+            let mut out = Vec::new();
+            for entry in users.iter().map_err(store_err)? {
+                let (id, bytes) = entry.map_err(store_err)?;
+                let user = decode_user(bytes.value())?;
+                out.push((id.value(), user.name, user.created_ms));
+            }
+            Ok(out)
+        })
     }
 
     /// Whether `user` is an owner of the kiosk.
@@ -156,6 +192,7 @@ pub(super) fn apply(txn: &WriteTransaction, op: &Op) -> Option<Result<Outcome, S
         Op::AddOwner { user, now_ms } => add_owner(txn, *user, *now_ms),
         Op::RemoveOwner { user } => remove_owner(txn, *user),
         Op::DeleteAccount { user } => delete_account(txn, *user),
+        Op::Rename { user, name } => rename(txn, *user, name),
         _ => return None,
     })
 }
@@ -233,6 +270,18 @@ fn delete_account(txn: &WriteTransaction, user: UserId) -> Result<Outcome, Store
     }
     drop(sessions);
 
+    rewrite_seats(txn, user, Some(DELETED_NAME), true)?;
+    Ok(Outcome::OldName(record.name))
+}
+
+/// Renames `user`'s seat in each of their games to `name`. With `forget`, also removes the
+/// user's game index entries, and the games no other registered player was seated in.
+fn rewrite_seats(
+    txn: &WriteTransaction,
+    user: UserId,
+    name: Option<&str>,
+    forget: bool,
+) -> Result<(), StoreError> {
     let mut index = txn.open_table(USER_GAMES).map_err(store_err)?;
     let mut unrated = txn.open_table(USER_UNRATED).map_err(store_err)?;
     let mut games = txn.open_table(GAMES).map_err(store_err)?;
@@ -245,8 +294,10 @@ fn delete_account(txn: &WriteTransaction, user: UserId) -> Result<Outcome, Store
         mine.push((key.value().1, id.value().to_owned()));
     }
     for (seq, id) in mine {
-        index.remove((user, seq)).map_err(store_err)?;
-        unrated.remove((user, seq)).map_err(store_err)?;
+        if forget {
+            index.remove((user, seq)).map_err(store_err)?;
+            unrated.remove((user, seq)).map_err(store_err)?;
+        }
         let Some(bytes) = games.get(id.as_str()).map_err(store_err)? else {
             continue;
         };
@@ -254,22 +305,53 @@ fn delete_account(txn: &WriteTransaction, user: UserId) -> Result<Outcome, Store
         drop(bytes);
         let mut others = false;
         for seat in [&mut game.x, &mut game.o] {
-            if let StoredPlayer::User { id: seated, name } = seat {
+            if let StoredPlayer::User {
+                id: seated,
+                name: seat_name,
+            } = seat
+            {
                 if *seated == user {
-                    DELETED_NAME.clone_into(name);
+                    if let Some(name) = name {
+                        name.clone_into(seat_name);
+                    }
                 } else {
                     others = true;
                 }
             }
         }
-        if others {
+        if forget && !others {
+            // Nobody else's history: the deleted player's personal data only.
+            games.remove(id.as_str()).map_err(store_err)?;
+        } else {
             games
                 .insert(id.as_str(), encode(&VersionedGame::V1(game))?.as_slice())
                 .map_err(store_err)?;
-        } else {
-            // Nobody else's history: the deleted player's personal data only.
-            games.remove(id.as_str()).map_err(store_err)?;
         }
     }
-    Ok(Outcome::Deleted(record.name))
+    Ok(())
+}
+
+fn rename(txn: &WriteTransaction, user: UserId, name: &str) -> Result<Outcome, StoreError> {
+    let mut users = txn.open_table(USERS).map_err(store_err)?;
+    let Some(bytes) = users.get(user).map_err(store_err)? else {
+        return Ok(Outcome::UnknownUser);
+    };
+    let mut record = decode_user(bytes.value())?;
+    drop(bytes);
+    let (old_lower, new_lower) = (record.name.to_lowercase(), name.to_lowercase());
+    let mut names = txn.open_table(USERNAMES).map_err(store_err)?;
+    if let Some(holder) = names.get(new_lower.as_str()).map_err(store_err)?
+        && holder.value() != user
+    {
+        return Ok(Outcome::NameTaken);
+    }
+    names.remove(old_lower.as_str()).map_err(store_err)?;
+    names.insert(new_lower.as_str(), user).map_err(store_err)?;
+    let old = std::mem::replace(&mut record.name, name.to_owned());
+    users
+        .insert(user, encode(&VersionedUser::V1(record))?.as_slice())
+        .map_err(store_err)?;
+    drop((names, users));
+    rewrite_seats(txn, user, Some(name), false)?;
+    Ok(Outcome::OldName(old))
 }

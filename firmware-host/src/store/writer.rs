@@ -80,6 +80,15 @@ pub(super) enum Op {
     DeleteAccount {
         user: UserId,
     },
+    /// Every backed-up table replaced by a verified backup's (`backup::apply_restore`).
+    Restore {
+        source: std::path::PathBuf,
+    },
+    /// An owner renames an account (`owners::rename`); `name` is already valid (A1).
+    Rename {
+        user: UserId,
+        name: String,
+    },
 }
 
 impl Op {
@@ -104,8 +113,8 @@ pub(super) enum Outcome {
     LastOwner,
     /// Refused: no such account.
     UnknownUser,
-    /// The account was deleted; the name it had.
-    Deleted(String),
+    /// The account was deleted or renamed: the name it had.
+    OldName(String),
 }
 
 pub(super) type Reply = oneshot::Sender<Result<Outcome, StoreError>>;
@@ -559,9 +568,13 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             rooms.remove(id.as_str()).map_err(store_err)?;
             Ok(Outcome::Done)
         }
-        Op::AddOwner { .. } | Op::RemoveOwner { .. } | Op::DeleteAccount { .. } => Err(
-            StoreError::Internal("an owner-mode write reached the general writer".into()),
-        ),
+        Op::Restore { source } => super::backup::apply_restore(txn, source),
+        Op::AddOwner { .. }
+        | Op::RemoveOwner { .. }
+        | Op::DeleteAccount { .. }
+        | Op::Rename { .. } => Err(StoreError::Internal(
+            "an owner-mode write reached the general writer".into(),
+        )),
     }
 }
 

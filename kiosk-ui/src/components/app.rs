@@ -249,6 +249,7 @@ pub fn App() -> Html {
         Route::SignIn => html! { <SignIn /> },
         Route::Rules => html! { <Rules /> },
         Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
+        Route::Owner => html! { <super::owner::OwnerPage /> },
         Route::NotFound(_) => html! {
             <>
                 <Navbar />

@@ -16,6 +16,7 @@ use crate::route::Route;
 use super::context::use_ctx;
 use super::link::Link;
 use super::navbar::Navbar;
+use super::owner_account::DeleteAccountBox;
 
 #[derive(Debug, Properties, PartialEq)]
 pub struct ProfileProps {
@@ -212,6 +213,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
                 if is_me {
                     <PasswordChange />
                     <p><Link to={Route::SignIn} class="text-link">{ ctx.t(T::NavSignOut) }</Link></p>
+                    <DeleteAccountBox />
                 }
             </main>
         </>
