@@ -11,7 +11,8 @@ use std::time::Instant;
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, SET_COOKIE};
 use hyper::{Request, Response, StatusCode};
-use protocol::http::{Account, ChangePassword, Credentials, SignedOut};
+use protocol::http::{Account, ChangePassword, Credentials, DeleteAccount, SignedOut};
+use protocol::records::UserId;
 use protocol::rules;
 
 use crate::accounts;
@@ -231,21 +232,17 @@ pub(crate) async fn me(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
     }
 }
 
-/// `POST /api/me/password`: the current password is required (a wrong one counts as a failed
-/// sign-in attempt); the new one follows A1. Every other session of the account ends, its
-/// WebSockets included; this browser stays signed in and gets a new device cookie (the old
-/// ones were bound to the old password).
-pub(crate) async fn change_password(
+/// The signed-in account of `req`'s session cookie, its session's token hash and its
+/// password hash; `not_signed_in` without a live session.
+async fn current_account(
     app: &Arc<App>,
-    peer: SocketAddr,
-    req: Request<Incoming>,
-) -> ApiResult {
+    req: &Request<Incoming>,
+) -> Result<([u8; 32], rooms::Account, String), ApiError> {
     let Some(token_hash) =
         accounts::cookie(req.headers(), accounts::SESSION_COOKIE).and_then(accounts::token_hash)
     else {
         return Err(ApiError::NotSignedIn);
     };
-    let body: ChangePassword = read_json(req, app.config.handshake_timeout).await?;
     let store = app.store.clone();
     let found = blocking(move || -> Result<_, rooms::StoreError> {
         let Some(account) = store.session_account_blocking(&token_hash, crate::clock::now_ms())?
@@ -257,10 +254,20 @@ pub(crate) async fn change_password(
             .map(|record| (account, record.password_hash)))
     })
     .await??;
-    let Some((account, phc)) = found else {
-        return Err(ApiError::NotSignedIn);
-    };
-    rules::check_password(&body.new_password)?;
+    let (account, phc) = found.ok_or(ApiError::NotSignedIn)?;
+    Ok((token_hash, account, phc))
+}
+
+/// Checks the account's current password, counted as a sign-in attempt (a wrong one is a
+/// failed attempt for the address and the username): `wrong_password` when it does not match.
+async fn check_current_password(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    account: &rooms::Account,
+    phc: String,
+    password: String,
+    what: &'static str,
+) -> Result<(), ApiError> {
     let attempt = admit(
         app,
         &[
@@ -269,19 +276,41 @@ pub(crate) async fn change_password(
         ],
         peer,
     )?;
-    let old = body.old_password;
-    let stored = phc.clone();
-    let matches = rules::check_password(&old).is_ok()
+    let matches = rules::check_password(&password).is_ok()
         && with_hash_permit(app, move || {
-            accounts::verify_password_blocking(&old, &stored)
+            accounts::verify_password_blocking(&password, &phc)
         })
         .await?;
     if !matches {
         drop(attempt);
-        tracing::info!(%peer, user = account.id, "password change refused: wrong current password");
+        tracing::info!(%peer, user = account.id, "{what} refused: wrong current password");
         return Err(ApiError::WrongPassword);
     }
     attempt.release();
+    Ok(())
+}
+
+/// `POST /api/me/password`: the current password is required (a wrong one counts as a failed
+/// sign-in attempt); the new one follows A1. Every other session of the account ends, its
+/// WebSockets included; this browser stays signed in and gets a new device cookie (the old
+/// ones were bound to the old password).
+pub(crate) async fn change_password(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let (token_hash, account, phc) = current_account(app, &req).await?;
+    let body: ChangePassword = read_json(req, app.config.handshake_timeout).await?;
+    rules::check_password(&body.new_password)?;
+    check_current_password(
+        app,
+        peer,
+        &account,
+        phc,
+        body.old_password,
+        "password change",
+    )
+    .await?;
     let new = body.new_password;
     let hash = with_hash_permit(app, move || accounts::hash_password_blocking(&new))
         .await?
@@ -301,5 +330,36 @@ pub(crate) async fn change_password(
             },
         ),
         &accounts::device_cookie(&accounts::new_device_token(&hash, account.id)),
+    ))
+}
+
+/// Deletes `user`'s account with [`crate::store::Store::delete_account`] (the one function
+/// the player's own deletion and an owner's removal share) and ends every session of it, its
+/// WebSockets included. Returns the name it had.
+pub(crate) async fn delete_account(app: &Arc<App>, user: UserId) -> Result<String, ApiError> {
+    let name = app.store.delete_account(user).await.map_err(|e| match e {
+        crate::store::OwnerError::UnknownUser => ApiError::UnknownAccount(user),
+        e => e.into(),
+    })?;
+    app.hub.end_user_sessions(user, None);
+    Ok(name)
+}
+
+/// `DELETE /api/me` (issue 11.5): the password is required, as for a password change. The
+/// account's record, name, sessions and owner entry are removed; games with another
+/// registered player stay, the seat named [`crate::store::DELETED_NAME`].
+pub(crate) async fn delete_me(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let (_, account, phc) = current_account(app, &req).await?;
+    let body: DeleteAccount = read_json(req, app.config.handshake_timeout).await?;
+    check_current_password(app, peer, &account, phc, body.password, "account deletion").await?;
+    delete_account(app, account.id).await?;
+    tracing::info!(%peer, user = account.id, "account deleted by its player");
+    Ok(with_cookie(
+        json(StatusCode::OK, &SignedOut { signed_in: false }),
+        &accounts::clear_session_cookie(),
     ))
 }

@@ -53,12 +53,20 @@ pub enum ApiError {
     },
     NotSignedIn,
     UnknownUser(String),
+    /// No account has this id.
+    UnknownAccount(u64),
     UnknownGame(String),
     /// `None`: the parameter is missing; else the value given.
     BadGame(Option<String>),
     WebsocketRequired,
     WebsocketVersion,
     TooManyConnections,
+    /// A signed-in account that is not an owner called an owner endpoint.
+    NotOwner,
+    /// An owner code asked for from another machine than the kiosk.
+    NotKiosk,
+    BadOwnerCode,
+    LastOwner,
     Store(StoreError),
     /// A server-side failure: what was being done, and the error, for the log only.
     Internal {
@@ -102,12 +110,18 @@ impl ApiError {
             ApiError::TooManyAttempts { .. } => (C::TooManyAttempts, Level::WARN),
             ApiError::TooManyRegistrations { .. } => (C::TooManyRegistrations, Level::WARN),
             ApiError::NotSignedIn => (C::NotSignedIn, Level::DEBUG),
-            ApiError::UnknownUser(_) => (C::UnknownUser, Level::DEBUG),
+            ApiError::UnknownUser(_) | ApiError::UnknownAccount(_) => {
+                (C::UnknownUser, Level::DEBUG)
+            }
             ApiError::UnknownGame(_) => (C::UnknownGame, Level::DEBUG),
             ApiError::BadGame(_) => (C::BadGame, Level::DEBUG),
             ApiError::WebsocketRequired => (C::WebsocketRequired, Level::DEBUG),
             ApiError::WebsocketVersion => (C::WebsocketVersion, Level::INFO),
             ApiError::TooManyConnections => (C::TooManyConnections, Level::WARN),
+            ApiError::NotOwner => (C::NotOwner, Level::WARN),
+            ApiError::NotKiosk => (C::NotKiosk, Level::WARN),
+            ApiError::BadOwnerCode => (C::BadOwnerCode, Level::WARN),
+            ApiError::LastOwner => (C::LastOwner, Level::INFO),
             ApiError::Store(e) if e.is_unavailable() => (C::StorageUnavailable, Level::WARN),
             ApiError::Store(_) | ApiError::Internal { .. } => (C::Internal, Level::ERROR),
         }
@@ -145,6 +159,7 @@ impl ApiError {
             ),
             ApiError::NotSignedIn => "not signed in".to_owned(),
             ApiError::UnknownUser(name) => format!("no player named {name:?}"),
+            ApiError::UnknownAccount(id) => format!("no account with id {id}"),
             ApiError::UnknownGame(id) => format!("no finished game with id {id:?}"),
             ApiError::BadGame(None) => {
                 "missing query parameter `game`: expected `xo` or `infinite`".to_owned()
@@ -158,6 +173,15 @@ impl ApiError {
             ApiError::WebsocketVersion => "only WebSocket version 13 is supported".to_owned(),
             ApiError::TooManyConnections => {
                 "too many open connections from this address".to_owned()
+            }
+            ApiError::NotOwner => "only an owner of the kiosk may do this".to_owned(),
+            ApiError::NotKiosk => "owner codes are shown only on the kiosk's own screen".to_owned(),
+            ApiError::BadOwnerCode => {
+                "that owner code is wrong, expired or used; show a new one on the kiosk".to_owned()
+            }
+            ApiError::LastOwner => {
+                "the kiosk's last owner cannot be removed; make another account an owner first"
+                    .to_owned()
             }
             ApiError::Store(e) if e.is_unavailable() => {
                 "the kiosk cannot save data right now; nothing was changed, try again in a minute"
@@ -220,6 +244,18 @@ impl ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         ApiError::Store(e)
+    }
+}
+
+impl From<crate::store::OwnerError> for ApiError {
+    fn from(e: crate::store::OwnerError) -> Self {
+        use crate::store::OwnerError;
+        match e {
+            OwnerError::LastOwner => ApiError::LastOwner,
+            // The callers name the account; this is only reached when it vanished meanwhile.
+            OwnerError::UnknownUser => ApiError::NotFound("no such account".to_owned()),
+            OwnerError::Store(e) => ApiError::Store(e),
+        }
     }
 }
 

@@ -156,10 +156,18 @@ async fn route(
             post(is_post)?;
             account_api::change_password(app, peer, req).await
         }
+        ["me"] if method == Method::DELETE => account_api::delete_me(app, peer, req).await,
         ["me"] => {
-            get(is_get)?;
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD, DELETE"));
+            }
             account_api::me(app, &req).await
         }
+        ["kiosk", "owner-code"] => {
+            post(is_post)?;
+            crate::owner_api::kiosk_code(app, peer)
+        }
+        ["owner", rest @ ..] => crate::owner_api::route(app, peer, req, rest).await,
         ["users", name] if !name.is_empty() => {
             get(is_get)?;
             profile(app, &percent_decode(name)).await

@@ -10,6 +10,8 @@
 //! - [`cross_site`]: JSON-only, same-origin state changes, the `Host` check and the CSP.
 //! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
 //! - [`account_api`]: the account endpoints (register, sign in and out, password change).
+//! - [`owner`]: owner codes (physical presence) and `firmware-host owner-code`.
+//! - [`owner_api`]: owner mode's endpoints under `/api/owner`, each checked on the server.
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
 //! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
 //!   the identity of a connection.
@@ -50,6 +52,8 @@ pub mod cross_site;
 pub mod display;
 pub mod handler;
 pub mod http;
+pub mod owner;
+pub mod owner_api;
 pub mod public_url;
 pub mod server;
 pub mod shutdown;

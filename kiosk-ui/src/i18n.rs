@@ -481,6 +481,7 @@ texts! {
     ErrSignedOut => "You were signed out.", "تم تسجيل خروجك.";
     ErrNotFinished => "The game is not over yet.", "لم تنتهِ اللعبة بعد.";
     ErrPlayAgainUnavailable => "Play again is for bot and local games.", "«العب مجددًا» متاح لألعاب الروبوت والألعاب المحلية فقط.";
+    ErrTooManyRatedGames => "Too many rated games from this network in the last hour. Try again later.", "عدد كبير جدًا من المباريات المصنّفة من هذه الشبكة خلال الساعة الماضية. حاول لاحقًا.";
     ErrStorage => "The server could not save that; try again.", "تعذّر على الخادم الحفظ؛ حاول مجددًا.";
     ErrUnavailable => "The server is busy or restarting; try again soon.", "الخادم مشغول أو يعيد التشغيل؛ حاول بعد قليل.";
 }

@@ -389,6 +389,7 @@ pub fn error_text(code: ErrorCode) -> Option<T> {
         ErrorCode::SignedOut => T::ErrSignedOut,
         ErrorCode::NotFinished => T::ErrNotFinished,
         ErrorCode::PlayAgainUnavailable => T::ErrPlayAgainUnavailable,
+        ErrorCode::TooManyRatedGames => T::ErrTooManyRatedGames,
     })
 }
 

@@ -15,10 +15,16 @@
 //! | `GET /api/leaderboard?game=xo\|infinite` | | 200 [`Leaderboard`] | `bad_game` |
 //! | `GET /api/games/{id}` | | 200 [`GameView`] | `unknown_game` |
 //! | `GET /api/rooms` | | 200 `[RoomSummary]` ([`crate::RoomSummary`]) | |
+//! | `DELETE /api/me` | [`DeleteAccount`] | 200 [`SignedOut`], cookie cleared; sessions and WebSockets end; games kept with the seat named [`DELETED_PLAYER_NAME`] | `not_signed_in`, `wrong_password`, `last_owner`, `too_many_attempts`, `storage_unavailable` |
+//! | `POST /api/kiosk/owner-code` | `{}` | 200 [`OwnerCode`] | `not_kiosk` (not from the kiosk itself) |
+//! | `POST /api/owner/claim` | [`ClaimOwner`] | 200 [`Owners`] | `not_signed_in`, `bad_owner_code` |
+//! | `GET /api/owner` | | 200 [`Owners`] | `not_signed_in`, `not_owner` |
+//! | `DELETE /api/owner/owners/{id}` | `{}` | 200 [`Owners`] | `not_signed_in`, `not_owner`, `last_owner`, `not_found` |
+//! | `DELETE /api/owner/users/{id}` | `{}` | 200 [`AccountRemoved`] | `not_signed_in`, `not_owner`, `last_owner`, `unknown_user` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
-//! and on `POST`: `unsupported_media_type` (the body must be `application/json`),
+//! and on `POST` and `DELETE`: `unsupported_media_type` (the body must be `application/json`),
 //! `bad_origin` (an `Origin` that is not this server), `body_too_large`, `bad_body`, `body_timeout`,
 //! `bad_json`; `internal` when the server fails. Every error answers with the status of its
 //! code ([`ApiErrorCode::status`]) and the body [`ApiErrorBody`]; `too_many_*` also carry
@@ -94,6 +100,15 @@ pub enum ApiErrorCode {
     WebsocketVersion,
     /// Too many open connections from this address.
     TooManyConnections,
+    // Owner mode.
+    /// An owner endpoint was called by a signed-in account that is not an owner of the kiosk.
+    NotOwner,
+    /// An owner code was asked for from another device than the kiosk itself.
+    NotKiosk,
+    /// The owner code is wrong, expired, already used, or spent by too many wrong guesses.
+    BadOwnerCode,
+    /// The last owner cannot be removed (nor delete their account): add another owner first.
+    LastOwner,
     // Server.
     /// The data card cannot be written now (full, failing or read-only); nothing changed.
     StorageUnavailable,
@@ -115,11 +130,15 @@ impl ApiErrorCode {
             | ApiErrorCode::BadGame
             | ApiErrorCode::WebsocketVersion => 400,
             ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
-            ApiErrorCode::BadOrigin | ApiErrorCode::WrongPassword => 403,
+            ApiErrorCode::BadOrigin
+            | ApiErrorCode::WrongPassword
+            | ApiErrorCode::NotOwner
+            | ApiErrorCode::NotKiosk
+            | ApiErrorCode::BadOwnerCode => 403,
             ApiErrorCode::NotFound | ApiErrorCode::UnknownUser | ApiErrorCode::UnknownGame => 404,
             ApiErrorCode::MethodNotAllowed => 405,
             ApiErrorCode::BodyTimeout => 408,
-            ApiErrorCode::UsernameTaken => 409,
+            ApiErrorCode::UsernameTaken | ApiErrorCode::LastOwner => 409,
             ApiErrorCode::BodyTooLarge => 413,
             ApiErrorCode::UnsupportedMediaType => 415,
             ApiErrorCode::BadHost => 421,
@@ -158,6 +177,10 @@ impl ApiErrorCode {
             ApiErrorCode::WebsocketRequired => "websocket_required",
             ApiErrorCode::WebsocketVersion => "websocket_version",
             ApiErrorCode::TooManyConnections => "too_many_connections",
+            ApiErrorCode::NotOwner => "not_owner",
+            ApiErrorCode::NotKiosk => "not_kiosk",
+            ApiErrorCode::BadOwnerCode => "bad_owner_code",
+            ApiErrorCode::LastOwner => "last_owner",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
             ApiErrorCode::Other => "other",
@@ -165,7 +188,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 25] = [
+    pub const ALL: [ApiErrorCode; 29] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -189,6 +212,10 @@ impl ApiErrorCode {
         ApiErrorCode::WebsocketRequired,
         ApiErrorCode::WebsocketVersion,
         ApiErrorCode::TooManyConnections,
+        ApiErrorCode::NotOwner,
+        ApiErrorCode::NotKiosk,
+        ApiErrorCode::BadOwnerCode,
+        ApiErrorCode::LastOwner,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
     ];
@@ -455,6 +482,55 @@ pub struct LeaderRow {
 pub struct Leaderboard {
     pub game: Game,
     pub players: Vec<LeaderRow>,
+}
+
+/// The name a deleted account's seat shows in the finished games kept after the deletion.
+/// It has a space, so no account can be registered under it.
+pub const DELETED_PLAYER_NAME: &str = "deleted player";
+
+/// `DELETE /api/me`: the account's own password, to delete it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeleteAccount {
+    pub password: String,
+}
+
+/// `POST /api/kiosk/owner-code` (the kiosk's own screen only): a one-time owner code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerCode {
+    /// Eight digits; spaces and dashes typed with it are ignored.
+    pub code: String,
+    /// Seconds the code stays valid (single use either way).
+    pub expires_s: u64,
+}
+
+/// `POST /api/owner/claim`: a code shown on the kiosk or printed by `firmware-host owner-code`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimOwner {
+    pub code: String,
+}
+
+/// One owner of the kiosk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerView {
+    pub id: UserId,
+    pub username: String,
+    /// When the account became an owner, milliseconds since the Unix epoch.
+    pub added_ms: u64,
+}
+
+/// `GET /api/owner`, and the answer of claiming or removing an owner: who asks, and every
+/// owner (oldest first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owners {
+    pub you: Account,
+    pub owners: Vec<OwnerView>,
+}
+
+/// The answer of an owner's removal of an account: the account removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountRemoved {
+    pub id: UserId,
+    pub username: String,
 }
 
 #[cfg(test)]

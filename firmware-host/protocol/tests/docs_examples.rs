@@ -272,6 +272,42 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         "200",
         exactly::<Vec<RoomSummary>>,
     ),
+    (
+        "DELETE",
+        "/api/me",
+        Some(exactly::<http::DeleteAccount>),
+        "200",
+        exactly::<http::SignedOut>,
+    ),
+    (
+        "POST",
+        "/api/kiosk/owner-code",
+        None,
+        "200",
+        exactly::<http::OwnerCode>,
+    ),
+    (
+        "POST",
+        "/api/owner/claim",
+        Some(exactly::<http::ClaimOwner>),
+        "200",
+        exactly::<http::Owners>,
+    ),
+    ("GET", "/api/owner", None, "200", exactly::<http::Owners>),
+    (
+        "DELETE",
+        "/api/owner/owners/{id}",
+        None,
+        "200",
+        exactly::<http::Owners>,
+    ),
+    (
+        "DELETE",
+        "/api/owner/users/{id}",
+        None,
+        "200",
+        exactly::<http::AccountRemoved>,
+    ),
 ];
 
 fn check_http(method: &str, path: &str, which: &str, value: &Value) -> Result<(), String> {

@@ -26,6 +26,7 @@
 //! (tested against files written by every earlier version, `tests/fixtures/`).
 
 pub mod health;
+mod owners;
 mod records;
 mod writer;
 
@@ -45,6 +46,7 @@ use rooms::{Account, Persistence, StoreError, StoreFuture};
 use tokio::sync::oneshot;
 
 pub use health::{StorageHealth, StorageState};
+pub use owners::{DELETED_NAME, OwnerError, OwnerRecord};
 pub use records::{LadderStats, StoredGame, UserRecord};
 pub use writer::{DURABLE_WITHIN, HEAL_EVERY};
 
@@ -795,6 +797,7 @@ fn migrate(db: &Database) -> Result<(), StoreError> {
         txn.open_table(USER_GAMES).map_err(store_err)?;
         txn.open_table(USER_UNRATED).map_err(store_err)?;
         txn.open_table(OPEN_ROOMS).map_err(store_err)?;
+        txn.open_table(owners::OWNERS).map_err(store_err)?;
         let meta = txn.open_table(META).map_err(store_err)?;
         let found = meta
             .get(META_SCHEMA)

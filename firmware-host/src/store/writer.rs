@@ -68,6 +68,18 @@ pub(super) enum Op {
     DeleteRoom {
         id: String,
     },
+    /// Owner mode (`owners`): `user` becomes an owner.
+    AddOwner {
+        user: UserId,
+        now_ms: u64,
+    },
+    RemoveOwner {
+        user: UserId,
+    },
+    /// An account and its personal data removed (`owners::delete_account`).
+    DeleteAccount {
+        user: UserId,
+    },
 }
 
 impl Op {
@@ -86,6 +98,14 @@ pub(super) enum Outcome {
     Rated(Vec<RatingUpdate>),
     /// Refused before writing anything (a malformed rated game, an id reused).
     Refused(StoreError),
+    /// Whether an owner-mode write changed anything.
+    Changed(bool),
+    /// Refused: it would leave the kiosk without an owner.
+    LastOwner,
+    /// Refused: no such account.
+    UnknownUser,
+    /// The account was deleted; the name it had.
+    Deleted(String),
 }
 
 pub(super) type Reply = oneshot::Sender<Result<Outcome, StoreError>>;
@@ -426,6 +446,9 @@ fn insert_session(
 /// Applies one write. Domain refusals are decided before anything is written, so a refused
 /// write leaves the shared transaction as it found it.
 fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
+    if let Some(outcome) = super::owners::apply(txn, op) {
+        return outcome;
+    }
     match op {
         Op::Register {
             name,
@@ -536,6 +559,9 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             rooms.remove(id.as_str()).map_err(store_err)?;
             Ok(Outcome::Done)
         }
+        Op::AddOwner { .. } | Op::RemoveOwner { .. } | Op::DeleteAccount { .. } => Err(
+            StoreError::Internal("an owner-mode write reached the general writer".into()),
+        ),
     }
 }
 

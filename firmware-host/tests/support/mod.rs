@@ -279,6 +279,29 @@ pub async fn ws_handshake(
         .expect("handshake succeeds")
 }
 
+/// As [`ws_connect`], from a chosen loopback address.
+pub async fn ws_connect_from(from: Ipv4Addr, addr: SocketAddr, cookie: Option<&str>) -> Ws {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{addr}/ws")
+        .into_client_request()
+        .expect("request");
+    if let Some(c) = cookie {
+        req.headers_mut()
+            .insert("Cookie", c.parse().expect("cookie header"));
+    }
+    let tcp = tcp_from(from, addr, None).await;
+    let (mut ws, _) = tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
+        .await
+        .expect("handshake in time")
+        .expect("handshake succeeds");
+    ws_send(
+        &mut ws,
+        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
+    )
+    .await;
+    ws
+}
+
 /// A handshaken socket that has sent its hello.
 pub async fn ws_connect(addr: SocketAddr, cookie: Option<&str>) -> Ws {
     let (mut ws, _) = ws_handshake(addr, cookie).await;
@@ -406,9 +429,11 @@ impl Process {
             .arg(data_dir)
             .env_remove("XO_BIND")
             .env_remove("XO_KIOSK_IDLE")
-            // Tests register many players from 127.0.0.1; the limit has its own test
-            // (sign_in_throttle.rs), which sets it back.
+            // Tests register many players and play many rated games from 127.0.0.1; the
+            // limits have their own tests (sign_in_throttle.rs, rated_games_limit.rs), which
+            // set them back.
             .env("XO_MAX_REGISTRATIONS_PER_ADDRESS", "0")
+            .env("XO_MAX_RATED_GAMES_PER_ADDRESS", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -539,4 +564,43 @@ pub async fn http_from(
         .map(|(_, b)| b.to_owned())
         .unwrap_or_default();
     (status, body)
+}
+
+/// A JSON POST from `from`, written whole except its last byte; [`finish`] sends it.
+pub async fn hold_post(
+    from: Ipv4Addr,
+    addr: SocketAddr,
+    path: &str,
+    body: &str,
+    cookie: Option<&str>,
+) -> TcpStream {
+    let mut stream = tcp_from(from, addr, None).await;
+    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
+    let raw = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let bytes = raw.as_bytes();
+    stream
+        .write_all(&bytes[..bytes.len() - 1])
+        .await
+        .expect("send all but the last byte");
+    stream
+}
+
+/// Sends the held last byte `last` and reads the whole answer: status and raw text.
+pub async fn finish(mut stream: TcpStream, last: u8) -> (u16, String) {
+    stream.write_all(&[last]).await.expect("send the last byte");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(120), stream.read_to_end(&mut answer))
+        .await
+        .expect("answer in time")
+        .expect("read");
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
 }
