@@ -209,7 +209,6 @@ texts! {
     DeleteAccountWarn => "This removes your account, ratings and sign-ins for good. Games you played against other players stay, shown as \"deleted player\".", "يحذف هذا حسابك وتقييماتك وجلساتك نهائيًا. تبقى المباريات التي لعبتها ضد لاعبين آخرين باسم «لاعب محذوف».";
     DeleteAccountConfirm => "Delete for good", "احذف نهائيًا";
     DeleteAccountCancel => "Keep my account", "أبقِ حسابي";
-    ErrWrongPassword => "The password is wrong.", "كلمة المرور خاطئة.";
     ErrLastOwner => "You are the kiosk's last owner: make another account an owner first.", "أنت آخر مالك للكشك: اجعل حسابًا آخر مالكًا أولًا.";
     NavLobby => "Lobby", "الردهة";
     NavHome => "Home", "الرئيسية";

@@ -17,7 +17,7 @@ async fn owner_code_from_the_kiosk(
     kiosk: &Client,
     base: &str,
     lang: &str,
-) -> Result<String, String> {
+) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
     open_live(kiosk, &format!("{base}/kiosk")).await?;
     set_lang(kiosk, lang).await?;
     eventually("the kiosk's heading", || async {
