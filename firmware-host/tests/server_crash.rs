@@ -47,7 +47,7 @@ use rooms::Persistence;
 use rooms::room::PlayerKey;
 use rooms::seats::Seats;
 use serde_json::{Value, json};
-use support::{Process, Ws, credentials, request};
+use support::{Process, Ws, credentials, register_user_at as register, request};
 use tokio_tungstenite::tungstenite::Message;
 
 /// Player pairs playing at once.
@@ -421,22 +421,6 @@ impl Pair {
             };
         }
     }
-}
-
-async fn register(addr: SocketAddr, name: &str, password: &str) -> (UserId, String) {
-    let reply = request(
-        addr,
-        "POST",
-        "/api/register",
-        &[("Content-Type", "application/json")],
-        Some(credentials(name, password).as_bytes()),
-    )
-    .await;
-    assert_eq!(reply.status, 201, "register {name}: {}", reply.text());
-    (
-        reply.json()["id"].as_u64().expect("user id"),
-        reply.cookie_pair("xo_session").expect("session cookie"),
-    )
 }
 
 async fn login(addr: SocketAddr, player: &Player) -> String {

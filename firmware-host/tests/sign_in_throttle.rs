@@ -51,6 +51,18 @@ fn loopback(last: u8) -> Ipv4Addr {
     Ipv4Addr::new(127, 0, 0, last)
 }
 
+/// The owner signs in with the right password from `from`, with an optional cookie.
+async fn sign_in_as_owner(from: Ipv4Addr, addr: SocketAddr, cookie: Option<&str>) -> (u16, String) {
+    post(
+        from,
+        addr,
+        "/api/login",
+        &credentials(OWNER, PASSWORD),
+        cookie,
+    )
+    .await
+}
+
 /// Holds `n` requests one byte short, then releases them together; their answers.
 async fn burst(
     n: usize,
@@ -116,14 +128,7 @@ async fn concurrent_wrong_guesses_are_counted_when_admitted() {
         "refusals say when to retry"
     );
     // The right password is not checked either from that address now.
-    let (status, answer) = post(
-        loopback(3),
-        server.addr,
-        "/api/login",
-        &credentials(OWNER, PASSWORD),
-        None,
-    )
-    .await;
+    let (status, answer) = sign_in_as_owner(loopback(3), server.addr, None).await;
     assert_eq!(
         (status, code_of(&answer).as_str()),
         (429, "too_many_attempts")
@@ -161,38 +166,17 @@ async fn device_cookie_exempts_the_owner_from_the_username_lock() {
 
     // The username is locked for browsers without its device cookie, the owner's own address
     // included …
-    let (status, answer) = post(
-        owner,
-        server.addr,
-        "/api/login",
-        &credentials(OWNER, PASSWORD),
-        None,
-    )
-    .await;
+    let (status, answer) = sign_in_as_owner(owner, server.addr, None).await;
     assert_eq!(
         (status, code_of(&answer).as_str()),
         (429, "too_many_attempts")
     );
     // … a forged device cookie does not help …
     let forged = format!("xo_device={}.{}", "a".repeat(32), "b".repeat(32));
-    let (status, _) = post(
-        owner,
-        server.addr,
-        "/api/login",
-        &credentials(OWNER, PASSWORD),
-        Some(&forged),
-    )
-    .await;
+    let (status, _) = sign_in_as_owner(owner, server.addr, Some(&forged)).await;
     assert_eq!(status, 429);
     // … but the owner's browser signs in, and gets a fresh device cookie.
-    let (status, answer) = post(
-        owner,
-        server.addr,
-        "/api/login",
-        &credentials(OWNER, PASSWORD),
-        Some(&device),
-    )
-    .await;
+    let (status, answer) = sign_in_as_owner(owner, server.addr, Some(&device)).await;
     assert_eq!(status, 200, "{answer}");
     assert!(set_cookie(&answer, "xo_session").is_some());
     assert!(set_cookie(&answer, "xo_device").is_some());

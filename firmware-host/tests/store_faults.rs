@@ -277,19 +277,33 @@ fn two_players(store: &Store) -> [(UserId, &'static str); 2] {
     })
 }
 
+/// A store on a faulty card in `dir`, no fault on yet, with two players and one rated result
+/// committed: the faults, the store, the players and that result.
+fn store_with_a_result(
+    dir: &Path,
+) -> (
+    Arc<Faults>,
+    Store,
+    [(UserId, &'static str); 2],
+    FinishedGame,
+) {
+    let faults = Arc::new(Faults::default());
+    let store = open_faulty(dir, &faults);
+    let users = two_players(&store);
+    let first = rated("g0", users[0], users[1], Some(Mark::X));
+    store
+        .commit_game_blocking(&first)
+        .expect("before the fault");
+    (faults, store, users, first)
+}
+
 /// A card that cannot be read: a write fault forces the database to be reopened, and the
 /// reopen must read the file. Reads answer `unavailable` meanwhile; the store heals when the
 /// card can be read again.
 #[test]
 fn a_card_that_cannot_be_read_is_reported_then_healed() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let faults = Arc::new(Faults::default());
-    let store = open_faulty(dir.path(), &faults);
-    let users = two_players(&store);
-    let first = rated("g0", users[0], users[1], Some(Mark::X));
-    store
-        .commit_game_blocking(&first)
-        .expect("before the fault");
+    let (faults, store, users, first) = store_with_a_result(dir.path());
     faults.set(Kind::Read, true);
     faults.set(Kind::Write, true);
     let second = rated("g1", users[1], users[0], None);
@@ -319,13 +333,7 @@ fn a_card_that_cannot_be_read_is_reported_then_healed() {
 fn each_kind_of_card_failure_is_reported_then_healed_with_nothing_lost() {
     for kind in KINDS {
         let dir = tempfile::tempdir().expect("temp dir");
-        let faults = Arc::new(Faults::default());
-        let store = open_faulty(dir.path(), &faults);
-        let users = two_players(&store);
-        let first = rated("g0", users[0], users[1], Some(Mark::X));
-        store
-            .commit_game_blocking(&first)
-            .expect("before the fault");
+        let (faults, store, users, first) = store_with_a_result(dir.path());
         store
             .save_room_blocking("room1", b"a saved room")
             .expect("save");

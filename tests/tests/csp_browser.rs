@@ -40,7 +40,7 @@ async fn devtools(
     let body = json!({ "cmd": cmd, "params": params }).to_string();
     let request = format!(
         "POST /session/{session}/goog/cdp/execute HTTP/1.1\r\nHost: {authority}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     let mut stream = tokio::net::TcpStream::connect(authority)
@@ -50,14 +50,37 @@ async fn devtools(
         .write_all(request.as_bytes())
         .await
         .map_err(|e| format!("sending to chromedriver: {e}"))?;
-    let mut answer = Vec::new();
-    tokio::time::timeout(
-        std::time::Duration::from_secs(15),
-        stream.read_to_end(&mut answer),
-    )
-    .await
-    .map_err(|_| "chromedriver did not answer in 15 s".to_owned())?
-    .map_err(|e| format!("reading chromedriver's answer: {e}"))?;
+    // chromedriver keeps the connection open: read the head, then Content-Length bytes.
+    let read = async {
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut chunk).await?;
+            if n == 0 {
+                break;
+            }
+            answer.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&answer);
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head
+                    .lines()
+                    .find_map(|l| {
+                        let (name, value) = l.split_once(':')?;
+                        name.eq_ignore_ascii_case("content-length")
+                            .then(|| value.trim().parse::<usize>().ok())?
+                    })
+                    .unwrap_or(0);
+                if body.len() >= length {
+                    break;
+                }
+            }
+        }
+        Ok::<_, std::io::Error>(answer)
+    };
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(15), read)
+        .await
+        .map_err(|_| "chromedriver did not answer in 15 s".to_owned())?
+        .map_err(|e| format!("reading chromedriver's answer: {e}"))?;
     let text = String::from_utf8_lossy(&answer);
     let (head, body) = text
         .split_once("\r\n\r\n")
@@ -102,9 +125,6 @@ async fn the_app_runs_under_its_csp_without_a_violation() {
         .ok()
         .flatten()
         .expect("a WebDriver session id");
-    devtools(&driver, &id, "Page.enable", json!({}))
-        .await
-        .expect("DevTools Page domain");
     devtools(
         &driver,
         &id,

@@ -57,6 +57,12 @@ impl TestServer {
 
 /// Registers `name` on the server at `addr` and returns the `xo_session=...` cookie pair.
 pub async fn register_at(addr: SocketAddr, name: &str, password: &str) -> String {
+    register_user_at(addr, name, password).await.1
+}
+
+/// Registers `name` on the server at `addr`: the new account's id and its `xo_session=...`
+/// cookie pair.
+pub async fn register_user_at(addr: SocketAddr, name: &str, password: &str) -> (u64, String) {
     let reply = request(
         addr,
         "POST",
@@ -66,7 +72,10 @@ pub async fn register_at(addr: SocketAddr, name: &str, password: &str) -> String
     )
     .await;
     assert_eq!(reply.status, 201, "register {name}: {}", reply.text());
-    reply.cookie_pair("xo_session").expect("session cookie")
+    (
+        reply.json()["id"].as_u64().expect("user id"),
+        reply.cookie_pair("xo_session").expect("session cookie"),
+    )
 }
 
 pub fn credentials(name: &str, password: &str) -> String {
