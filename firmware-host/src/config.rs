@@ -13,6 +13,10 @@ use crate::public_url::GuestWifi;
 ///
 /// Every flag can also be set from the environment variable named beside it; a flag given on
 /// the command line wins.
+///
+/// Other commands: `firmware-host install-update FILE --data-dir DIR` checks a new version of
+/// this binary and keeps it for the image's launcher; `firmware-host owner-code --data-dir
+/// DIR` prints a one-time owner code. Each has its own `--help`.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "firmware-host", version = crate::VERSION, about, long_about)]
 pub struct Cli {

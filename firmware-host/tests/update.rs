@@ -94,6 +94,24 @@ fn spare_port() -> u16 {
 }
 
 #[test]
+fn help_names_the_install_update_command() {
+    let out = Command::new(BIN).arg("--help").output().expect("--help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("firmware-host install-update FILE --data-dir DIR"),
+        "{help}"
+    );
+    let out = Command::new(BIN)
+        .args(["install-update", "--help"])
+        .output()
+        .expect("install-update --help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    assert!(help.contains("--data-dir"), "{help}");
+    assert!(help.contains("spare loopback port"), "{help}");
+}
+
+#[test]
 fn update_refuses_a_file_that_is_not_elf() {
     let dir = tempfile::tempdir().expect("temp dir");
     let script = dir.path().join("firmware-host");
