@@ -23,6 +23,7 @@ use hyper::{Method, Request, StatusCode};
 use protocol::http::{
     Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
     CloseRoom, ClosedRoom, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restored,
+    SeasonStarted,
 };
 use protocol::records::UserId;
 
@@ -354,6 +355,20 @@ pub(crate) async fn route(
                     username: user.name,
                     code,
                     expires_s: owner::RESET_LIFE.as_secs(),
+                },
+            ))
+        }
+        ["seasons"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let archived = app.store.new_season(crate::clock::now_ms()).await?;
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "started a new season", archived, "owner action");
+            Ok(json(
+                StatusCode::OK,
+                &SeasonStarted {
+                    archived,
+                    current: archived + 1,
                 },
             ))
         }

@@ -12,7 +12,8 @@
 //! | `GET /api/me` | | 200 [`Account`] | `not_signed_in` |
 //! | `POST /api/me/password` | [`ChangePassword`] | 200 [`Account`] + a new session cookie; every other session ends | `not_signed_in`, `wrong_password`, `invalid_password`, `too_many_attempts`, `storage_unavailable` |
 //! | `GET /api/users/{name}` | | 200 [`Profile`] | `unknown_user` |
-//! | `GET /api/leaderboard?game=xo\|infinite` | | 200 [`Leaderboard`] | `bad_game` |
+//! | `GET /api/leaderboard?game=xo\|infinite[&season=N]` | | 200 [`Leaderboard`] | `bad_game`, `not_found` (no such season) |
+//! | `GET /api/seasons` | | 200 [`Seasons`] | |
 //! | `GET /api/games/{id}` | | 200 [`GameView`] | `unknown_game` |
 //! | `GET /api/rooms` | | 200 `[RoomSummary]` ([`crate::RoomSummary`]) | |
 //! | `DELETE /api/me` | [`DeleteAccount`] | 200 [`SignedOut`], cookie cleared; sessions and WebSockets end; games kept with the seat named [`DELETED_PLAYER_NAME`] | `not_signed_in`, `wrong_password`, `last_owner`, `too_many_attempts`, `storage_unavailable` |
@@ -29,6 +30,7 @@
 //! | `GET /api/owner/backup` | | 200 a backup file (`application/octet-stream`) | `not_owner` |
 //! | `POST /api/owner/restore/preview` | a backup file (`application/octet-stream`) | 200 [`BackupPreview`] | `not_owner`, `bad_backup`, `backup_too_new`, `body_too_large` |
 //! | `POST /api/owner/restore` | a backup file | 200 [`Restored`]; everyone signed out, every room closed | `not_owner`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
+//! | `POST /api/owner/seasons` | `{}` | 200 [`SeasonStarted`]: the ladders archived, every player back at the start | `not_owner` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
@@ -484,6 +486,16 @@ pub struct Profile {
     pub ladders: PerGame<LadderView>,
     /// The latest 20 finished games, newest first.
     pub recent_games: Vec<GameView>,
+    /// The player's ladders in each archived season they played, oldest first.
+    #[serde(default)]
+    pub seasons: Vec<ProfileSeason>,
+}
+
+/// A player's ladders as an archived season ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileSeason {
+    pub season: u64,
+    pub ladders: PerGame<LadderView>,
 }
 
 /// One row of a leaderboard.
@@ -505,7 +517,33 @@ pub struct LeaderRow {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Leaderboard {
     pub game: Game,
+    /// The season shown: the current one, or an archived one asked for with `?season=N`.
+    #[serde(default)]
+    pub season: u64,
     pub players: Vec<LeaderRow>,
+}
+
+/// `GET /api/seasons`: the season being played and the archived ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seasons {
+    pub current: u64,
+    pub archived: Vec<SeasonSummary>,
+}
+
+/// An archived season.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeasonSummary {
+    pub number: u64,
+    pub ended_ms: u64,
+    /// Players with a rated game that season.
+    pub players: usize,
+}
+
+/// `POST /api/owner/seasons`: the season archived and the one now played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeasonStarted {
+    pub archived: u64,
+    pub current: u64,
 }
 
 /// The name a deleted account's seat shows in the finished games kept after the deletion.
