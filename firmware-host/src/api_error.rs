@@ -128,7 +128,8 @@ impl ApiError {
             ApiError::WebsocketRequired => (C::WebsocketRequired, Level::DEBUG),
             ApiError::WebsocketVersion => (C::WebsocketVersion, Level::INFO),
             ApiError::TooManyConnections => (C::TooManyConnections, Level::WARN),
-            ApiError::NotOwner => (C::NotOwner, Level::WARN),
+            // `require_owner` logs who it was; the owner page probes with it for every visitor.
+            ApiError::NotOwner => (C::NotOwner, Level::INFO),
             ApiError::NotKiosk => (C::NotKiosk, Level::WARN),
             ApiError::BadOwnerCode => (C::BadOwnerCode, Level::WARN),
             // The handler logs it (without the typed name).

@@ -59,7 +59,7 @@ pub(crate) async fn require_owner(
 ) -> Result<rooms::Account, ApiError> {
     let (account, owner) = signed_in(app, req).await?;
     if !owner {
-        tracing::warn!(target: "owner", %peer, user = account.id, path = req.uri().path(), "owner endpoint refused: not an owner");
+        tracing::info!(target: "owner", %peer, user = account.id, path = req.uri().path(), "owner endpoint refused: not an owner");
         return Err(ApiError::NotOwner);
     }
     Ok(account)

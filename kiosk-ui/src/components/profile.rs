@@ -116,6 +116,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
                 { body }
                 if is_me {
                     <p><Link to={Route::SignIn} class="text-link">{ ctx.t(T::NavSignOut) }</Link></p>
+                    <p><Link to={Route::Owner} class="text-link">{ ctx.t(T::OwnerTitle) }</Link></p>
                     <DeleteAccountBox />
                 }
             </main>
