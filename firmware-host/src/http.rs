@@ -245,7 +245,7 @@ fn health(app: &Arc<App>) -> Response<Body> {
                 free_bytes: storage.free_bytes,
                 total_bytes: storage.total_bytes,
             },
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::VERSION.to_owned(),
             uptime_s: app.started.elapsed().as_secs(),
             rooms: stats.rooms_waiting + stats.rooms_playing,
             rooms_waiting: stats.rooms_waiting,
@@ -275,7 +275,7 @@ fn config(app: &Arc<App>) -> Response<Body> {
                 },
                 password: w.password.clone(),
             }),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::VERSION.to_owned(),
             protocol_version: protocol::PROTOCOL_VERSION,
         },
     )

@@ -24,6 +24,7 @@
 //! - [`display`]: the optional status display thread (P5).
 //! - [`public_url`]: the address phones should open (the LAN IP address by default).
 //! - [`shutdown`]: waiting for SIGINT or SIGTERM.
+//! - [`update`]: checking and keeping a new version of this binary (`install-update`).
 //!
 //! # Example
 //!
@@ -58,7 +59,16 @@ pub mod server;
 pub mod shutdown;
 pub mod store;
 pub mod throttle;
+pub mod update;
 pub mod ws;
 
 pub use config::{Cli, Config};
+
+/// This build's version, as `--version`, `/api/health` and `/api/config` name it: the
+/// package version, or `XO_VERSION` when it was set at build time (a pre-release, or the
+/// second version that the update tests install over the first).
+pub const VERSION: &str = match option_env!("XO_VERSION") {
+    Some(version) => version,
+    None => env!("CARGO_PKG_VERSION"),
+};
 pub use server::Server;

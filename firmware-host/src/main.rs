@@ -66,14 +66,21 @@ fn owner_code(args: impl Iterator<Item = std::ffi::OsString>) -> anyhow::Result<
     Ok(())
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<std::process::ExitCode> {
     if std::env::args_os()
         .nth(1)
         .is_some_and(|a| a == "owner-code")
     {
-        return owner_code(std::env::args_os().skip(1));
+        owner_code(std::env::args_os().skip(1))?;
+        return Ok(std::process::ExitCode::SUCCESS);
     }
     fix_malloc_threshold();
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "install-update")
+    {
+        return Ok(firmware_host::update::cli_main(std::env::args_os().skip(1)));
+    }
     let cli = Cli::parse();
     let filter = EnvFilter::try_new(&cli.log)
         .with_context(|| format!("--log {:?} is not a log level or filter", cli.log))?;
@@ -91,6 +98,6 @@ fn main() -> anyhow::Result<()> {
         let server = Server::start(Config::from(&cli)).await?;
         firmware_host::shutdown::signal().await;
         server.shutdown().await;
-        Ok(())
+        Ok(std::process::ExitCode::SUCCESS)
     })
 }

@@ -55,6 +55,7 @@ pub fn api_error_text(code: Option<ApiErrorCode>) -> T {
         Some(ApiErrorCode::InvalidUsername) => T::ErrUsername,
         Some(ApiErrorCode::InvalidPassword) => T::ErrPassword,
         Some(ApiErrorCode::WrongPassword) => T::ErrWrongPassword,
+        Some(ApiErrorCode::StorageUnavailable) => T::ErrStorageUnavailable,
         Some(ApiErrorCode::LastOwner) => T::ErrLastOwner,
         Some(ApiErrorCode::BadOwnerCode) => T::OwnerBadCode,
         Some(ApiErrorCode::NotSignedIn) => T::OwnerSignInFirst,

@@ -238,6 +238,7 @@ async fn run(
                     wall_ms: wall_ms(),
                     rng: &mut actor.rng,
                     seats: &mut seats,
+                    rated: &*actor.shared,
                 });
                 actor.carry_out(fx, None).await;
             }
@@ -321,6 +322,7 @@ impl Actor {
                 wall_ms: wall_ms(),
                 rng: &mut self.rng,
                 seats: &mut seats,
+                rated: &*self.shared,
             },
         );
         match result {
@@ -529,6 +531,7 @@ impl Actor {
             wall_ms: wall_ms(),
             rng: &mut self.rng,
             seats: &mut seats,
+            rated: &*self.shared,
         };
         let mut next = match self.room.next_game(id, &mut ctx) {
             Ok(next) => next,

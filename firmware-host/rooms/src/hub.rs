@@ -64,6 +64,7 @@ impl Hub {
                         wall_ms: wall_ms(),
                         rng: &mut rng,
                         seats: &mut seats,
+                        rated: &*shared,
                     });
                     tracing::info!(room = %id, phase = ?room.phase(), "room restored");
                     actor::spawn(room, fx, shared.clone());
