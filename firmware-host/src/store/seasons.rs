@@ -18,8 +18,8 @@ use super::{META, Store, USERS, store_err};
 /// season number → `VersionedSeason`.
 pub(super) const SEASONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("seasons");
 
-/// The season being played (u64 little-endian); missing means 1.
-const META_SEASON: &str = "current_season";
+/// Seasons archived so far (u64 little-endian, missing means 0): the one played is the next.
+const META_SEASONS_ARCHIVED: &str = "seasons_archived";
 
 /// One player's standing when a season ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,11 +51,11 @@ impl Store {
     pub fn current_season_blocking(&self) -> Result<u64, StoreError> {
         self.inner.core.read(|txn| {
             let meta = txn.open_table(META).map_err(store_err)?;
-            meta.get(META_SEASON)
+            meta.get(META_SEASONS_ARCHIVED)
                 .map_err(store_err)?
                 .map(|v| u64_from_meta(v.value()))
                 .transpose()
-                .map(|s| s.unwrap_or(1))
+                .map(|archived| archived.unwrap_or(0) + 1)
         })
     }
 
@@ -101,16 +101,7 @@ impl Store {
 
 /// The writer's half of [`Store::new_season`].
 pub(super) fn apply_new_season(txn: &WriteTransaction, now_ms: u64) -> Result<Outcome, StoreError> {
-    let mut meta = txn.open_table(META).map_err(store_err)?;
-    let number = meta
-        .get(META_SEASON)
-        .map_err(store_err)?
-        .map(|v| u64_from_meta(v.value()))
-        .transpose()?
-        .unwrap_or(1);
-    meta.insert(META_SEASON, (number + 1).to_le_bytes().as_slice())
-        .map_err(store_err)?;
-    drop(meta);
+    let number = super::writer::next_counter(txn, META_SEASONS_ARCHIVED)? + 1;
     let mut users = txn.open_table(USERS).map_err(store_err)?;
     let mut rows = Vec::new();
     let mut all = Vec::new();
