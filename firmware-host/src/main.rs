@@ -96,7 +96,10 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
         .context("starting the async runtime")?;
     runtime.block_on(async {
         let server = Server::start(Config::from(&cli)).await?;
-        firmware_host::shutdown::signal().await;
+        tokio::select! {
+            () = firmware_host::shutdown::signal() => {}
+            () = server.restart_requested() => tracing::info!("restarting at an owner's request"),
+        }
         server.shutdown().await;
         Ok(std::process::ExitCode::SUCCESS)
     })

@@ -31,6 +31,9 @@
 //! | `POST /api/owner/restore/preview` | a backup file (`application/octet-stream`) | 200 [`BackupPreview`] | `not_owner`, `bad_backup`, `backup_too_new`, `body_too_large` |
 //! | `POST /api/owner/restore` | a backup file | 200 [`Restored`]; everyone signed out, every room closed | `not_owner`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
 //! | `POST /api/owner/seasons` | `{}` | 200 [`SeasonStarted`]: the ladders archived, every player back at the start | `not_owner` |
+//! | `POST /api/owner/update` | a `firmware-host` binary (`application/octet-stream`) | 200 [`UpdateInstalled`] | `not_owner`, `update_refused`, `body_too_large` |
+//! | `GET /api/owner/update` | | 200 `update::UpdateStatus` | `not_owner` |
+//! | `POST /api/owner/restart` | `{}` | 202 [`Restarting`] | `not_owner` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
@@ -123,6 +126,9 @@ pub enum ApiErrorCode {
     BadBackup,
     /// A restore's file was made by a newer release than this one reads; nothing changed.
     BackupTooNew,
+    /// An uploaded update was refused; the message starts with the reason's code
+    /// (`not_elf`, `wrong_arch`, `not_newer`, `does_not_start`, `unhealthy`, `io`).
+    UpdateRefused,
     /// The last owner cannot be removed (nor delete their account): add another owner first.
     LastOwner,
     // Server.
@@ -145,7 +151,8 @@ impl ApiErrorCode {
             | ApiErrorCode::InvalidPassword
             | ApiErrorCode::BadGame
             | ApiErrorCode::WebsocketVersion
-            | ApiErrorCode::BadBackup => 400,
+            | ApiErrorCode::BadBackup
+            | ApiErrorCode::UpdateRefused => 400,
             ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
             ApiErrorCode::BadOrigin
             | ApiErrorCode::WrongPassword
@@ -203,6 +210,7 @@ impl ApiErrorCode {
             ApiErrorCode::BadResetCode => "bad_reset_code",
             ApiErrorCode::BadBackup => "bad_backup",
             ApiErrorCode::BackupTooNew => "backup_too_new",
+            ApiErrorCode::UpdateRefused => "update_refused",
             ApiErrorCode::LastOwner => "last_owner",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
@@ -211,7 +219,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 32] = [
+    pub const ALL: [ApiErrorCode; 33] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -241,6 +249,7 @@ impl ApiErrorCode {
         ApiErrorCode::BadResetCode,
         ApiErrorCode::BadBackup,
         ApiErrorCode::BackupTooNew,
+        ApiErrorCode::UpdateRefused,
         ApiErrorCode::LastOwner,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
@@ -677,6 +686,18 @@ pub struct Restored {
     pub restored: BackupPreview,
     /// The backup of the data the restore replaced, relative to the data directory.
     pub replaced_kept_as: String,
+}
+
+/// `POST /api/owner/update`: the version installed (the launcher runs it after a restart).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UpdateInstalled {
+    pub version: String,
+}
+
+/// `POST /api/owner/restart`: the server stops now; the service starts it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restarting {
+    pub restarting: bool,
 }
 
 #[cfg(test)]

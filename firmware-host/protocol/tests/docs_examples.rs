@@ -360,6 +360,20 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
     ("GET", "/api/seasons", None, "200", exactly::<http::Seasons>),
     (
         "POST",
+        "/api/owner/update",
+        None,
+        "200",
+        exactly::<http::UpdateInstalled>,
+    ),
+    (
+        "POST",
+        "/api/owner/restart",
+        None,
+        "202",
+        exactly::<http::Restarting>,
+    ),
+    (
+        "POST",
         "/api/owner/seasons",
         None,
         "200",
