@@ -223,11 +223,15 @@ fn percent_decode(segment: &str) -> String {
 }
 
 fn health(app: &Arc<App>) -> Response<Body> {
+    json(StatusCode::OK, &health_view(app))
+}
+
+/// What `GET /api/health` answers (the owner's health page shows it too).
+pub(crate) fn health_view(app: &Arc<App>) -> Health {
     let stats = app.hub.stats();
     let storage = app.store.health();
-    json(
-        StatusCode::OK,
-        &Health {
+    {
+        Health {
             status: if storage.degraded() {
                 HealthStatus::Degraded
             } else {
@@ -254,8 +258,8 @@ fn health(app: &Arc<App>) -> Response<Body> {
             players_online: stats.players_online,
             http_connections: app.connections.load(Ordering::Relaxed),
             ui_built: assets::ui_built(),
-        },
-    )
+        }
+    }
 }
 
 fn config(app: &Arc<App>) -> Response<Body> {

@@ -395,6 +395,22 @@ pub(crate) async fn route(
                 },
             ))
         }
+        ["health"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            let health = crate::http::health_view(app);
+            let dir = app.config.data_dir.clone();
+            let update = blocking(move || crate::update::status(&dir)).await?;
+            Ok(json(
+                StatusCode::OK,
+                &crate::owner_health::OwnerHealth {
+                    health,
+                    recent_errors: crate::owner_health::recent_errors(),
+                    update,
+                },
+            ))
+        }
         ["update"] if is_get => {
             let dir = app.config.data_dir.clone();
             Ok(json(

@@ -1,7 +1,7 @@
 //! The owner's update upload and restart (issue 16.3, the HTTP side) against the real
 //! `firmware-host` process: only an owner may upload, a file that is no `firmware-host` binary
-//! is refused with the update check's own reason and nothing kept, the update status is served,
-//! and a restart stops the process cleanly (the image's launcher starts it again).
+//! is refused with the update check's own reason and nothing kept, the update status and the
+//! health page (with the recent warnings) are served, and a restart stops the process cleanly (the image's launcher starts it again).
 
 mod support;
 
@@ -52,6 +52,27 @@ async fn only_an_owner_uploads_an_update_and_a_bad_one_is_refused() {
             .all(|n| !n.to_string_lossy().starts_with("firmware-host-")
                 && n.to_string_lossy() != "upload.tmp"),
         "nothing kept: {kept:?}"
+    );
+
+    // The health page: /api/health's figures, the recent warnings, the update status.
+    support::owner::claim(addr, &omar, "00000000").await;
+    send(addr, "GET", "/api/owner/health", None, Some(&omar))
+        .await
+        .assert_error(403, "not_owner");
+    let health = send(addr, "GET", "/api/owner/health", None, Some(&sara)).await;
+    assert_eq!(health.status, 200, "{}", health.text());
+    let health = health.json();
+    assert!(health["health"]["version"].is_string(), "{health}");
+    assert!(
+        health["health"]["storage"]["free_bytes"].is_u64(),
+        "{health}"
+    );
+    assert!(health["update"]["running"].is_string(), "{health}");
+    let recent = health["recent_errors"].to_string();
+    assert!(recent.contains("owner code refused"), "{recent}");
+    assert!(
+        recent.contains("not_elf"),
+        "the refused update is there too: {recent}"
     );
 
     let status = send(addr, "GET", "/api/owner/update", None, Some(&sara)).await;

@@ -34,6 +34,7 @@
 //! | `POST /api/owner/update` | a `firmware-host` binary (`application/octet-stream`) | 200 [`UpdateInstalled`] | `not_owner`, `update_refused`, `body_too_large` |
 //! | `GET /api/owner/update` | | 200 `update::UpdateStatus` | `not_owner` |
 //! | `POST /api/owner/restart` | `{}` | 202 [`Restarting`] | `not_owner` |
+//! | `GET /api/owner/health` | | 200 `owner_health::OwnerHealth` (firmware-host) | `not_owner` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
