@@ -77,6 +77,11 @@ pub enum ApiError {
         found: u64,
         supported: u64,
     },
+    /// An uploaded update failed its checks: `update::UpdateError::code` and why.
+    UpdateRefused {
+        code: &'static str,
+        why: String,
+    },
     Store(StoreError),
     /// A server-side failure: what was being done, and the error, for the log only.
     Internal {
@@ -128,7 +133,8 @@ impl ApiError {
             ApiError::WebsocketRequired => (C::WebsocketRequired, Level::DEBUG),
             ApiError::WebsocketVersion => (C::WebsocketVersion, Level::INFO),
             ApiError::TooManyConnections => (C::TooManyConnections, Level::WARN),
-            ApiError::NotOwner => (C::NotOwner, Level::WARN),
+            // `require_owner` logs who it was; the owner page probes with it for every visitor.
+            ApiError::NotOwner => (C::NotOwner, Level::INFO),
             ApiError::NotKiosk => (C::NotKiosk, Level::WARN),
             ApiError::BadOwnerCode => (C::BadOwnerCode, Level::WARN),
             // The handler logs it (without the typed name).
@@ -136,6 +142,7 @@ impl ApiError {
             ApiError::LastOwner => (C::LastOwner, Level::INFO),
             ApiError::BadBackup(_) => (C::BadBackup, Level::WARN),
             ApiError::BackupTooNew { .. } => (C::BackupTooNew, Level::WARN),
+            ApiError::UpdateRefused { .. } => (C::UpdateRefused, Level::WARN),
             ApiError::Store(e) if e.is_unavailable() => (C::StorageUnavailable, Level::WARN),
             ApiError::Store(_) | ApiError::Internal { .. } => (C::Internal, Level::ERROR),
         }
@@ -201,6 +208,7 @@ impl ApiError {
             ApiError::BackupTooNew { found, supported } => format!(
                 "this backup was made by a newer version (schema {found}; this one reads up to {supported}): update the kiosk first"
             ),
+            ApiError::UpdateRefused { code, why } => format!("{code}: {why}"),
             ApiError::LastOwner => {
                 "the kiosk's last owner cannot be removed; make another account an owner first"
                     .to_owned()

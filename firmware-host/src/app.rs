@@ -48,6 +48,8 @@ pub struct App {
     pub owner_codes: crate::owner::OwnerCodes,
     /// Password reset codes owners made.
     pub reset_codes: crate::owner::ResetCodes,
+    /// Notified when an owner asks for a restart (`POST /api/owner/restart`).
+    pub restart: tokio::sync::Notify,
 }
 
 /// Counts of refused connections, logged sparingly: the first, then at every power of two, so

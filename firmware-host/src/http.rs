@@ -24,7 +24,8 @@ use hyper::header::{
 use hyper::{Method, Request, Response, StatusCode};
 use protocol::http::{
     GameView, Health, HealthStatus, LadderView, LeaderRow, Leaderboard, PerGame, Profile,
-    ServerConfig, StorageHealth, StorageState, Wifi, WifiSecurity,
+    ProfileSeason, SeasonSummary, Seasons, ServerConfig, StorageHealth, StorageState, Wifi,
+    WifiSecurity,
 };
 use rooms::StoreError;
 
@@ -176,6 +177,10 @@ async fn route(
             get(is_get)?;
             profile(app, &percent_decode(name)).await
         }
+        ["seasons"] => {
+            get(is_get)?;
+            seasons(app).await
+        }
         ["leaderboard"] => {
             get(is_get)?;
             leaderboard(app, req.uri().query()).await
@@ -218,11 +223,15 @@ fn percent_decode(segment: &str) -> String {
 }
 
 fn health(app: &Arc<App>) -> Response<Body> {
+    json(StatusCode::OK, &health_view(app))
+}
+
+/// What `GET /api/health` answers (the owner's health page shows it too).
+pub(crate) fn health_view(app: &Arc<App>) -> Health {
     let stats = app.hub.stats();
     let storage = app.store.health();
-    json(
-        StatusCode::OK,
-        &Health {
+    {
+        Health {
             status: if storage.degraded() {
                 HealthStatus::Degraded
             } else {
@@ -249,8 +258,8 @@ fn health(app: &Arc<App>) -> Response<Body> {
             players_online: stats.players_online,
             http_connections: app.connections.load(Ordering::Relaxed),
             ui_built: assets::ui_built(),
-        },
-    )
+        }
+    }
 }
 
 fn config(app: &Arc<App>) -> Response<Body> {
@@ -305,10 +314,24 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
             return Ok(None);
         };
         let games = store.recent_games_blocking(id, RECENT_GAMES)?;
-        Ok(Some((id, user, games)))
+        let seasons: Vec<ProfileSeason> = store
+            .seasons_blocking()?
+            .into_iter()
+            .filter_map(|s| {
+                let row = s.rows.into_iter().find(|r| r.user == id)?;
+                Some(ProfileSeason {
+                    season: s.number,
+                    ladders: PerGame {
+                        xo: ladder(&row.xo),
+                        infinite: ladder(&row.infinite),
+                    },
+                })
+            })
+            .collect();
+        Ok(Some((id, user, games, seasons)))
     })
     .await??;
-    let Some((id, user, games)) = found else {
+    let Some((id, user, games, seasons)) = found else {
         return Err(ApiError::UnknownUser(name.to_owned()));
     };
     Ok(json(
@@ -330,6 +353,7 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
                 .into_iter()
                 .map(|g| GameView::new(g.game, &g.updates))
                 .collect(),
+            seasons,
         },
     ))
 }
@@ -349,8 +373,29 @@ async fn leaderboard(app: &Arc<App>, query: Option<&str>) -> ApiResult {
             .parse()
             .map_err(|_| ApiError::BadGame(Some(value.to_owned())))?,
     };
+    let asked: Option<u64> = match query_param(query, "season") {
+        None => None,
+        Some(value) => Some(
+            value
+                .parse()
+                .map_err(|_| ApiError::NotFound(format!("no season {value:?}")))?,
+        ),
+    };
     let store = app.store.clone();
-    let rows = blocking(move || store.leaderboard_blocking(game, LEADERBOARD_ROWS)).await??;
+    let (season, rows) = blocking(move || -> Result<_, ApiError> {
+        let current = store.current_season_blocking()?;
+        match asked {
+            None => Ok((current, store.leaderboard_blocking(game, LEADERBOARD_ROWS)?)),
+            Some(n) if n == current => {
+                Ok((current, store.leaderboard_blocking(game, LEADERBOARD_ROWS)?))
+            }
+            Some(n) => match store.season_leaderboard_blocking(n, game, LEADERBOARD_ROWS)? {
+                Some(rows) => Ok((n, rows)),
+                None => Err(ApiError::NotFound(format!("no season {n}"))),
+            },
+        }
+    })
+    .await??;
     let players = rows
         .into_iter()
         .zip(1..)
@@ -366,7 +411,37 @@ async fn leaderboard(app: &Arc<App>, query: Option<&str>) -> ApiResult {
             games: row.stats.games(),
         })
         .collect();
-    Ok(json(StatusCode::OK, &Leaderboard { game, players }))
+    Ok(json(
+        StatusCode::OK,
+        &Leaderboard {
+            game,
+            season,
+            players,
+        },
+    ))
+}
+
+/// `GET /api/seasons`: the season being played and the archived ones.
+async fn seasons(app: &Arc<App>) -> ApiResult {
+    let store = app.store.clone();
+    let (current, archived) = blocking(move || -> Result<_, StoreError> {
+        Ok((store.current_season_blocking()?, store.seasons_blocking()?))
+    })
+    .await??;
+    Ok(json(
+        StatusCode::OK,
+        &Seasons {
+            current,
+            archived: archived
+                .iter()
+                .map(|s| SeasonSummary {
+                    number: s.number,
+                    ended_ms: s.ended_ms,
+                    players: s.rows.len(),
+                })
+                .collect(),
+        },
+    ))
 }
 
 async fn game(app: &Arc<App>, id: String) -> ApiResult {

@@ -12,6 +12,7 @@
 //! - [`account_api`]: the account endpoints (register, sign in and out, password change).
 //! - [`owner`]: owner codes (physical presence) and `firmware-host owner-code`.
 //! - [`owner_api`]: owner mode's endpoints under `/api/owner`, each checked on the server.
+//! - [`owner_health`]: the owner's health page and the ring of recent warnings and errors.
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
 //! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
 //!   the identity of a connection.
@@ -54,6 +55,7 @@ pub mod handler;
 pub mod http;
 pub mod owner;
 pub mod owner_api;
+pub mod owner_health;
 pub mod public_url;
 pub mod server;
 pub mod shutdown;

@@ -84,11 +84,18 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
     let cli = Cli::parse();
     let filter = EnvFilter::try_new(&cli.log)
         .with_context(|| format!("--log {:?} is not a log level or filter", cli.log))?;
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+    {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        use tracing_subscriber::util::SubscriberInitExt as _;
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .finish()
+            // Warnings and errors also go to the owner's health page.
+            .with(firmware_host::owner_health::ErrorRing)
+            .init();
+    }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -96,7 +103,10 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
         .context("starting the async runtime")?;
     runtime.block_on(async {
         let server = Server::start(Config::from(&cli)).await?;
-        firmware_host::shutdown::signal().await;
+        tokio::select! {
+            () = firmware_host::shutdown::signal() => {}
+            () = server.restart_requested() => tracing::info!("restarting at an owner's request"),
+        }
         server.shutdown().await;
         Ok(std::process::ExitCode::SUCCESS)
     })

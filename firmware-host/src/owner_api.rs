@@ -22,7 +22,8 @@ use hyper::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValu
 use hyper::{Method, Request, StatusCode};
 use protocol::http::{
     Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
-    CloseRoom, ClosedRoom, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restored,
+    CloseRoom, ClosedRoom, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restarting,
+    Restored, SeasonStarted, UpdateInstalled,
 };
 use protocol::records::UserId;
 
@@ -58,7 +59,7 @@ pub(crate) async fn require_owner(
 ) -> Result<rooms::Account, ApiError> {
     let (account, owner) = signed_in(app, req).await?;
     if !owner {
-        tracing::warn!(target: "owner", %peer, user = account.id, path = req.uri().path(), "owner endpoint refused: not an owner");
+        tracing::info!(target: "owner", %peer, user = account.id, path = req.uri().path(), "owner endpoint refused: not an owner");
         return Err(ApiError::NotOwner);
     }
     Ok(account)
@@ -118,6 +119,43 @@ async fn accounts_list(app: &Arc<App>, online: bool) -> ApiResult {
         &AccountList {
             users,
             connections: app.hub.stats().connections,
+        },
+    ))
+}
+
+/// Largest `firmware-host` binary accepted as an update.
+const MAX_UPDATE_BYTES: usize = 128 * 1024 * 1024;
+
+/// `POST /api/owner/update`: the body is written to `DATA_DIR/updates/upload.tmp`, then
+/// [`crate::update::install`] checks it (architecture, newer, starts and is healthy on a spare
+/// port against a copy of the data) and keeps it.
+async fn update(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let file = read_bytes(req, MAX_UPDATE_BYTES, UPLOAD_TIME).await?;
+    let dir = app.config.data_dir.join(crate::update::UPDATES_DIR);
+    let upload = dir.join("upload.tmp");
+    let target = upload.clone();
+    blocking(move || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(&target, &file)
+    })
+    .await?
+    .map_err(|e| ApiError::internal("writing an uploaded update", e))?;
+    let installed = crate::update::install(&upload, &app.config.data_dir).await;
+    remove_scratch(&upload);
+    let installed = installed.map_err(|e| ApiError::UpdateRefused {
+        code: e.code(),
+        why: e.to_string(),
+    })?;
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "installed an update", version = installed.version, "owner action");
+    Ok(json(
+        StatusCode::OK,
+        &UpdateInstalled {
+            version: installed.version,
         },
     ))
 }
@@ -354,6 +392,57 @@ pub(crate) async fn route(
                     username: user.name,
                     code,
                     expires_s: owner::RESET_LIFE.as_secs(),
+                },
+            ))
+        }
+        ["health"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            let health = crate::http::health_view(app);
+            let dir = app.config.data_dir.clone();
+            let update = blocking(move || crate::update::status(&dir)).await?;
+            Ok(json(
+                StatusCode::OK,
+                &crate::owner_health::OwnerHealth {
+                    health,
+                    recent_errors: crate::owner_health::recent_errors(),
+                    update,
+                },
+            ))
+        }
+        ["update"] if is_get => {
+            let dir = app.config.data_dir.clone();
+            Ok(json(
+                StatusCode::OK,
+                &blocking(move || crate::update::status(&dir)).await?,
+            ))
+        }
+        ["update"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD, POST"));
+            }
+            update(app, peer, &you, req).await
+        }
+        ["restart"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "restarted the server", "owner action");
+            app.restart.notify_one();
+            Ok(json(StatusCode::ACCEPTED, &Restarting { restarting: true }))
+        }
+        ["seasons"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let archived = app.store.new_season(crate::clock::now_ms()).await?;
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "started a new season", archived, "owner action");
+            Ok(json(
+                StatusCode::OK,
+                &SeasonStarted {
+                    archived,
+                    current: archived + 1,
                 },
             ))
         }

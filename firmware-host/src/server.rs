@@ -48,6 +48,13 @@ pub struct Server {
 }
 
 impl Server {
+    /// Resolves when an owner asked for a restart (`POST /api/owner/restart`): the caller shuts
+    /// the server down and exits, and the service manager (the image's launcher) starts it
+    /// again, on the newest good binary.
+    pub async fn restart_requested(&self) {
+        self.app.restart.notified().await;
+    }
+
     /// Opens the store in `config.data_dir`, binds `config.bind`, logs "listening on
     /// http://ADDR" (and writes the port to `config.port_file` when set), and starts accepting.
     pub async fn start(config: Config) -> anyhow::Result<Server> {
@@ -103,6 +110,7 @@ impl Server {
             public_url,
             owner_codes,
             reset_codes: crate::owner::ResetCodes::default(),
+            restart: tokio::sync::Notify::new(),
         });
         let display = match app.config.display.as_deref() {
             Some(spec) => Some(

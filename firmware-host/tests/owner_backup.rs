@@ -307,3 +307,52 @@ async fn a_backup_of_schema_1_restores_through_the_migration() {
         .assert_error(401, "not_signed_in");
     server.stop_with("-TERM");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_refuse_what_a_cross_site_form_can_send() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let addr = server.addr;
+    let sara = register_at(addr, "sara", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let file = backup(addr, &sara).await;
+    for path in [
+        "/api/owner/restore/preview",
+        "/api/owner/restore",
+        "/api/owner/update",
+    ] {
+        // The types a page of another site can send without a CORS preflight.
+        for kind in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+        ] {
+            request(
+                addr,
+                "POST",
+                path,
+                &[("Content-Type", kind), ("Cookie", &sara)],
+                Some(&file),
+            )
+            .await
+            .assert_error(415, "unsupported_media_type");
+        }
+        // The right type from another site's page.
+        request(
+            addr,
+            "POST",
+            path,
+            &[
+                ("Content-Type", "application/octet-stream"),
+                ("Origin", "http://evil.example"),
+                ("Cookie", &sara),
+            ],
+            Some(&file),
+        )
+        .await
+        .assert_error(403, "bad_origin");
+    }
+    // Nothing was restored or installed: the owner is still signed in.
+    assert_eq!(id_of(addr, &sara).await, 0);
+    server.stop_with("-TERM");
+}

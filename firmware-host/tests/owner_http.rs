@@ -674,3 +674,68 @@ async fn an_owner_closes_a_room_and_its_players_are_told_why() {
         .await
         .assert_error(404, "not_found");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_season_archives_the_ladders_and_starts_fresh() {
+    let server = start().await;
+    let addr = server.addr();
+    let sara = server.register("sara", PASSWORD).await;
+    let omar = server.register("omar", PASSWORD).await;
+    let lina = server.register("lina", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    support::play_rated_until_resignation(addr, &omar, &lina).await;
+    let board = |query: &'static str| async move {
+        send(
+            addr,
+            "GET",
+            &format!("/api/leaderboard?game=infinite{query}"),
+            None,
+            None,
+        )
+        .await
+    };
+    let before = board("").await.json();
+    assert_eq!(before["season"], 1);
+    assert_eq!(
+        before["players"].as_array().map(Vec::len),
+        Some(2),
+        "{before}"
+    );
+
+    send(addr, "POST", "/api/owner/seasons", Some("{}"), Some(&omar))
+        .await
+        .assert_error(403, "not_owner");
+    let started = send(addr, "POST", "/api/owner/seasons", Some("{}"), Some(&sara)).await;
+    assert_eq!(started.status, 200, "{}", started.text());
+    assert_eq!(
+        started.json(),
+        serde_json::json!({"archived": 1, "current": 2})
+    );
+
+    // The new season starts fresh; the archive is the old ladder as it was.
+    let now = board("").await.json();
+    assert_eq!(now["season"], 2);
+    assert_eq!(now["players"], serde_json::json!([]));
+    let archived = board("&season=1").await.json();
+    assert_eq!(archived["season"], 1);
+    assert_eq!(archived["players"], before["players"]);
+    board("&season=7").await.assert_error(404, "not_found");
+    board("&season=x").await.assert_error(404, "not_found");
+
+    let profile = send(addr, "GET", "/api/users/omar", None, None)
+        .await
+        .json();
+    assert_eq!(profile["ladders"]["infinite"]["games"], 0);
+    assert_eq!(profile["ratings"]["infinite"], 1200);
+    assert_eq!(profile["seasons"][0]["season"], 1);
+    assert_eq!(profile["seasons"][0]["ladders"]["infinite"]["games"], 1);
+    assert_eq!(
+        profile["recent_games"].as_array().map(Vec::len),
+        Some(1),
+        "games stay"
+    );
+    let seasons = send(addr, "GET", "/api/seasons", None, None).await.json();
+    assert_eq!(seasons["current"], 2);
+    assert_eq!(seasons["archived"][0]["number"], 1);
+    assert_eq!(seasons["archived"][0]["players"], 2);
+}

@@ -194,7 +194,7 @@ macro_rules! texts {
 texts! {
     AppName => "XO Kiosk", "إكس أو كيوسك";
     OwnerCodeTitle => "Owner code", "رمز المالك";
-    OwnerCodeHelp => "On your phone: sign in, open Owner (/owner) and enter this code within {} minutes. It works once.", "على هاتفك: سجّل الدخول وافتح صفحة المالك (/owner) وأدخل هذا الرمز خلال {} دقائق. يعمل مرة واحدة.";
+    OwnerCodeHelp => "On your phone: sign in, open {1} and enter this code within {0} minutes. It works once.", "على هاتفك: سجّل الدخول وافتح {1} وأدخل هذا الرمز خلال {0} دقائق. يعمل مرة واحدة.";
     OwnerCodeFailed => "No owner code could be made.", "تعذّر إنشاء رمز المالك.";
     Close => "Close", "إغلاق";
     OwnerTitle => "Owner", "المالك";

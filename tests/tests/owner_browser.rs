@@ -51,6 +51,13 @@ async fn owner_code_from_the_kiosk(
         (digits.len() == 8).then_some(text)
     })
     .await?;
+    let help = text_of(kiosk, "#owner-code-dialog")
+        .await
+        .unwrap_or_default();
+    assert!(
+        help.contains("/owner") && !help.contains('{'),
+        "the help names the owner page: {help}"
+    );
     save_screenshot(kiosk, &format!("owner-code-kiosk-{lang}")).await;
     click(kiosk, "#owner-code-close").await?;
     Ok(code)

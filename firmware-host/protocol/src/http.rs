@@ -12,7 +12,8 @@
 //! | `GET /api/me` | | 200 [`Account`] | `not_signed_in` |
 //! | `POST /api/me/password` | [`ChangePassword`] | 200 [`Account`] + a new session cookie; every other session ends | `not_signed_in`, `wrong_password`, `invalid_password`, `too_many_attempts`, `storage_unavailable` |
 //! | `GET /api/users/{name}` | | 200 [`Profile`] | `unknown_user` |
-//! | `GET /api/leaderboard?game=xo\|infinite` | | 200 [`Leaderboard`] | `bad_game` |
+//! | `GET /api/leaderboard?game=xo\|infinite[&season=N]` | | 200 [`Leaderboard`] | `bad_game`, `not_found` (no such season) |
+//! | `GET /api/seasons` | | 200 [`Seasons`] | |
 //! | `GET /api/games/{id}` | | 200 [`GameView`] | `unknown_game` |
 //! | `GET /api/rooms` | | 200 `[RoomSummary]` ([`crate::RoomSummary`]) | |
 //! | `DELETE /api/me` | [`DeleteAccount`] | 200 [`SignedOut`], cookie cleared; sessions and WebSockets end; games kept with the seat named [`DELETED_PLAYER_NAME`] | `not_signed_in`, `wrong_password`, `last_owner`, `too_many_attempts`, `storage_unavailable` |
@@ -29,6 +30,11 @@
 //! | `GET /api/owner/backup` | | 200 a backup file (`application/octet-stream`) | `not_owner` |
 //! | `POST /api/owner/restore/preview` | a backup file (`application/octet-stream`) | 200 [`BackupPreview`] | `not_owner`, `bad_backup`, `backup_too_new`, `body_too_large` |
 //! | `POST /api/owner/restore` | a backup file | 200 [`Restored`]; everyone signed out, every room closed | `not_owner`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
+//! | `POST /api/owner/seasons` | `{}` | 200 [`SeasonStarted`]: the ladders archived, every player back at the start | `not_owner` |
+//! | `POST /api/owner/update` | a `firmware-host` binary (`application/octet-stream`) | 200 [`UpdateInstalled`] | `not_owner`, `update_refused`, `body_too_large` |
+//! | `GET /api/owner/update` | | 200 `update::UpdateStatus` | `not_owner` |
+//! | `POST /api/owner/restart` | `{}` | 202 [`Restarting`] | `not_owner` |
+//! | `GET /api/owner/health` | | 200 `owner_health::OwnerHealth` (firmware-host) | `not_owner` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
@@ -121,6 +127,9 @@ pub enum ApiErrorCode {
     BadBackup,
     /// A restore's file was made by a newer release than this one reads; nothing changed.
     BackupTooNew,
+    /// An uploaded update was refused; the message starts with the reason's code
+    /// (`not_elf`, `wrong_arch`, `not_newer`, `does_not_start`, `unhealthy`, `io`).
+    UpdateRefused,
     /// The last owner cannot be removed (nor delete their account): add another owner first.
     LastOwner,
     // Server.
@@ -143,7 +152,8 @@ impl ApiErrorCode {
             | ApiErrorCode::InvalidPassword
             | ApiErrorCode::BadGame
             | ApiErrorCode::WebsocketVersion
-            | ApiErrorCode::BadBackup => 400,
+            | ApiErrorCode::BadBackup
+            | ApiErrorCode::UpdateRefused => 400,
             ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
             ApiErrorCode::BadOrigin
             | ApiErrorCode::WrongPassword
@@ -201,6 +211,7 @@ impl ApiErrorCode {
             ApiErrorCode::BadResetCode => "bad_reset_code",
             ApiErrorCode::BadBackup => "bad_backup",
             ApiErrorCode::BackupTooNew => "backup_too_new",
+            ApiErrorCode::UpdateRefused => "update_refused",
             ApiErrorCode::LastOwner => "last_owner",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
@@ -209,7 +220,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 32] = [
+    pub const ALL: [ApiErrorCode; 33] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -239,6 +250,7 @@ impl ApiErrorCode {
         ApiErrorCode::BadResetCode,
         ApiErrorCode::BadBackup,
         ApiErrorCode::BackupTooNew,
+        ApiErrorCode::UpdateRefused,
         ApiErrorCode::LastOwner,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
@@ -484,6 +496,16 @@ pub struct Profile {
     pub ladders: PerGame<LadderView>,
     /// The latest 20 finished games, newest first.
     pub recent_games: Vec<GameView>,
+    /// The player's ladders in each archived season they played, oldest first.
+    #[serde(default)]
+    pub seasons: Vec<ProfileSeason>,
+}
+
+/// A player's ladders as an archived season ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileSeason {
+    pub season: u64,
+    pub ladders: PerGame<LadderView>,
 }
 
 /// One row of a leaderboard.
@@ -505,7 +527,33 @@ pub struct LeaderRow {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Leaderboard {
     pub game: Game,
+    /// The season shown: the current one, or an archived one asked for with `?season=N`.
+    #[serde(default)]
+    pub season: u64,
     pub players: Vec<LeaderRow>,
+}
+
+/// `GET /api/seasons`: the season being played and the archived ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seasons {
+    pub current: u64,
+    pub archived: Vec<SeasonSummary>,
+}
+
+/// An archived season.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeasonSummary {
+    pub number: u64,
+    pub ended_ms: u64,
+    /// Players with a rated game that season.
+    pub players: usize,
+}
+
+/// `POST /api/owner/seasons`: the season archived and the one now played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeasonStarted {
+    pub archived: u64,
+    pub current: u64,
 }
 
 /// The name a deleted account's seat shows in the finished games kept after the deletion.
@@ -639,6 +687,18 @@ pub struct Restored {
     pub restored: BackupPreview,
     /// The backup of the data the restore replaced, relative to the data directory.
     pub replaced_kept_as: String,
+}
+
+/// `POST /api/owner/update`: the version installed (the launcher runs it after a restart).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UpdateInstalled {
+    pub version: String,
+}
+
+/// `POST /api/owner/restart`: the server stops now; the service starts it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restarting {
+    pub restarting: bool,
 }
 
 #[cfg(test)]

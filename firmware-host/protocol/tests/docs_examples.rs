@@ -357,6 +357,28 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         "200",
         exactly::<http::Restored>,
     ),
+    ("GET", "/api/seasons", None, "200", exactly::<http::Seasons>),
+    (
+        "POST",
+        "/api/owner/update",
+        None,
+        "200",
+        exactly::<http::UpdateInstalled>,
+    ),
+    (
+        "POST",
+        "/api/owner/restart",
+        None,
+        "202",
+        exactly::<http::Restarting>,
+    ),
+    (
+        "POST",
+        "/api/owner/seasons",
+        None,
+        "200",
+        exactly::<http::SeasonStarted>,
+    ),
     (
         "POST",
         "/api/login/reset",

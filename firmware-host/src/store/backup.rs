@@ -8,7 +8,7 @@
 //! ```
 //!
 //! The database part is a copy of the tables of accounts, names, games, their indexes,
-//! owners and the counters (`copy_all`), made inside one read transaction, so it is
+//! owners, archived seasons and the counters (`copy_all`), made inside one read transaction, so it is
 //! consistent; sessions and open rooms are not in it (a restore signs everyone out and closes
 //! every room). Verifying a file checks the header, the length and the SHA-256, then opens the
 //! database part as a file of its own and runs the same migration as an old database file
@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::owners::OWNERS;
+use super::seasons::SEASONS;
 use super::writer::{Op, Outcome};
 use super::{
     GAMES, META, OPEN_ROOMS, SCHEMA_VERSION, SESSIONS, Store, USER_GAMES, USER_UNRATED, USERNAMES,
@@ -137,6 +138,7 @@ fn copy_all(src: &ReadTransaction, dst: &WriteTransaction) -> Result<(), StoreEr
     copy(src, dst, USER_GAMES)?;
     copy(src, dst, USER_UNRATED)?;
     copy(src, dst, OWNERS)?;
+    copy(src, dst, SEASONS)?;
     copy(src, dst, META)?;
     Ok(())
 }

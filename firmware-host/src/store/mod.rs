@@ -29,6 +29,7 @@ mod backup;
 pub mod health;
 mod owners;
 mod records;
+mod seasons;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -53,6 +54,7 @@ pub use backup::{
 pub use health::{StorageHealth, StorageState};
 pub use owners::{DELETED_NAME, OwnerError, OwnerRecord};
 pub use records::{LadderStats, StoredGame, UserRecord};
+pub use seasons::{SeasonRecord, SeasonRow};
 pub use writer::{DURABLE_WITHIN, HEAL_EVERY};
 
 use records::{VersionedSession, decode, decode_game, decode_user, u64_from_meta};
@@ -667,15 +669,36 @@ impl Store {
             }
             Ok(rows)
         })?;
-        rows.sort_by(|a, b| {
-            b.stats
-                .rating
-                .cmp(&a.stats.rating)
-                .then(b.stats.points.cmp(&a.stats.points))
-                .then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase()))
-        });
-        rows.truncate(limit);
+        rank(&mut rows, limit);
         Ok(rows)
+    }
+
+    /// The ladder of `game` as archived season `number` ended, ordered as
+    /// [`Store::leaderboard_blocking`]; `None` when that season was never archived.
+    pub fn season_leaderboard_blocking(
+        &self,
+        number: u64,
+        game: Game,
+        limit: usize,
+    ) -> Result<Option<Vec<LeaderboardRow>>, StoreError> {
+        let Some(season) = self.season_blocking(number)? else {
+            return Ok(None);
+        };
+        let mut rows: Vec<LeaderboardRow> = season
+            .rows
+            .into_iter()
+            .map(|row| LeaderboardRow {
+                user: row.user,
+                stats: match game {
+                    Game::Xo => row.xo,
+                    Game::Infinite => row.infinite,
+                },
+                name: row.name,
+            })
+            .filter(|row| row.stats.games() > 0)
+            .collect();
+        rank(&mut rows, limit);
+        Ok(Some(rows))
     }
 
     /// How many open rooms are saved.
@@ -701,6 +724,18 @@ impl Store {
             games.len().map_err(store_err)
         })
     }
+}
+
+/// Best rating first, then more points, then name; at most `limit`.
+fn rank(rows: &mut Vec<LeaderboardRow>, limit: usize) {
+    rows.sort_by(|a, b| {
+        b.stats
+            .rating
+            .cmp(&a.stats.rating)
+            .then(b.stats.points.cmp(&a.stats.points))
+            .then_with(|| a.name.to_lowercase().cmp(&b.name.to_lowercase()))
+    });
+    rows.truncate(limit);
 }
 
 fn unexpected(outcome: &Outcome) -> StoreError {
@@ -803,6 +838,7 @@ fn migrate(db: &Database) -> Result<(), StoreError> {
         txn.open_table(USER_UNRATED).map_err(store_err)?;
         txn.open_table(OPEN_ROOMS).map_err(store_err)?;
         txn.open_table(owners::OWNERS).map_err(store_err)?;
+        txn.open_table(seasons::SEASONS).map_err(store_err)?;
         let meta = txn.open_table(META).map_err(store_err)?;
         let found = meta
             .get(META_SCHEMA)

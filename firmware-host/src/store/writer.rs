@@ -80,6 +80,10 @@ pub(super) enum Op {
     DeleteAccount {
         user: UserId,
     },
+    /// The current ladders archived as a season, and every player's reset (`seasons`).
+    NewSeason {
+        now_ms: u64,
+    },
     /// Every backed-up table replaced by a verified backup's (`backup::apply_restore`).
     Restore {
         source: std::path::PathBuf,
@@ -115,6 +119,8 @@ pub(super) enum Outcome {
     UnknownUser,
     /// The account was deleted or renamed: the name it had.
     OldName(String),
+    /// A season was archived: its number.
+    Season(u64),
 }
 
 pub(super) type Reply = oneshot::Sender<Result<Outcome, StoreError>>;
@@ -569,6 +575,7 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             Ok(Outcome::Done)
         }
         Op::Restore { source } => super::backup::apply_restore(txn, source),
+        Op::NewSeason { now_ms } => super::seasons::apply_new_season(txn, *now_ms),
         Op::AddOwner { .. }
         | Op::RemoveOwner { .. }
         | Op::DeleteAccount { .. }

@@ -75,6 +75,11 @@ pub fn OwnerCodeHeading(props: &OwnerCodeProps) -> Html {
     };
     // A long touch would otherwise open the browser's context menu.
     let no_menu = Callback::from(|e: MouseEvent| e.prevent_default());
+    // Where the phone goes: the address phones open, on its owner page.
+    let owner_page = match &ctx.state.public_url {
+        Some(url) => format!("{}/owner", url.trim_end_matches('/')),
+        None => "/owner".to_owned(),
+    };
     let dialog = match &*shown {
         Shown::Hidden => Html::default(),
         Shown::Code { code, minutes } => {
@@ -88,7 +93,7 @@ pub fn OwnerCodeHeading(props: &OwnerCodeProps) -> Html {
                     aria-modal="true" aria-labelledby="owner-code-title">
                     <h2 id="owner-code-title">{ ctx.t(T::OwnerCodeTitle) }</h2>
                     <p class="owner-code" id="owner-code" dir="ltr">{ grouped }</p>
-                    <p>{ ctx.lang().f(T::OwnerCodeHelp, &[&ctx.lang().num(*minutes)]) }</p>
+                    <p>{ ctx.lang().f(T::OwnerCodeHelp, &[&ctx.lang().num(*minutes), &owner_page]) }</p>
                     <button type="button" id="owner-code-close" onclick={close}>{ ctx.t(T::Close) }</button>
                 </div>
             }

@@ -1,0 +1,137 @@
+//! Seasons (SPEC O2): an owner archives the current ladders and starts fresh. The archive of
+//! season N is every player's standing on both ladders when it ended; it stays viewable on
+//! profiles and the leaderboard (`?season=N`). The season being played is
+//! [`Store::current_season_blocking`], from 1.
+//!
+//! `seasons` is a table of its own beside the schema-2 tables (as `owners`), so an older
+//! release still opens the file; games keep their rating changes as they were.
+
+use protocol::records::UserId;
+use redb::{ReadableTable, TableDefinition, WriteTransaction};
+use rooms::StoreError;
+use serde::{Deserialize, Serialize};
+
+use super::records::{LadderStats, VersionedUser, decode, decode_user, encode, u64_from_meta};
+use super::writer::{Op, Outcome};
+use super::{META, Store, USERS, store_err};
+
+/// season number → `VersionedSeason`.
+pub(super) const SEASONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("seasons");
+
+/// Seasons archived so far (u64 little-endian, missing means 0): the one played is the next.
+const META_SEASONS_ARCHIVED: &str = "seasons_archived";
+
+/// One player's standing when a season ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeasonRow {
+    pub user: UserId,
+    /// The name when the season ended.
+    pub name: String,
+    pub xo: LadderStats,
+    pub infinite: LadderStats,
+}
+
+/// An archived season.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeasonRecord {
+    pub number: u64,
+    /// When it ended (the previous one's end, or the first account's creation, is its start).
+    pub ended_ms: u64,
+    /// Players with at least one rated game that season.
+    pub rows: Vec<SeasonRow>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) enum VersionedSeason {
+    V1(SeasonRecord),
+}
+
+impl Store {
+    /// The season being played, from 1.
+    pub fn current_season_blocking(&self) -> Result<u64, StoreError> {
+        self.inner.core.read(|txn| {
+            let meta = txn.open_table(META).map_err(store_err)?;
+            meta.get(META_SEASONS_ARCHIVED)
+                .map_err(store_err)?
+                .map(|v| u64_from_meta(v.value()))
+                .transpose()
+                .map(|archived| archived.unwrap_or(0) + 1)
+        })
+    }
+
+    /// An archived season; `None` when `number` was never archived.
+    pub fn season_blocking(&self, number: u64) -> Result<Option<SeasonRecord>, StoreError> {
+        self.inner.core.read(|txn| {
+            let seasons = txn.open_table(SEASONS).map_err(store_err)?;
+            seasons
+                .get(number)
+                .map_err(store_err)?
+                .map(|bytes| {
+                    decode::<VersionedSeason>(bytes.value(), "season")
+                        .map(|VersionedSeason::V1(s)| s)
+                })
+                .transpose()
+        })
+    }
+
+    /// Every archived season, oldest first.
+    pub fn seasons_blocking(&self) -> Result<Vec<SeasonRecord>, StoreError> {
+        self.inner.core.read(|txn| {
+            let seasons = txn.open_table(SEASONS).map_err(store_err)?;
+            let mut out = Vec::new();
+            for entry in seasons.iter().map_err(store_err)? {
+                let (_, bytes) = entry.map_err(store_err)?;
+                let VersionedSeason::V1(s) = decode(bytes.value(), "season")?;
+                out.push(s);
+            }
+            Ok(out)
+        })
+    }
+
+    /// Archives the current season's ladders and starts the next one, every player back at
+    /// the start (rating 1200, no points, no games), in one durable transaction. Returns the
+    /// number of the season archived.
+    pub async fn new_season(&self, now_ms: u64) -> Result<u64, StoreError> {
+        match self.write(Op::NewSeason { now_ms }).await? {
+            Outcome::Season(n) => Ok(n),
+            other => Err(super::unexpected(&other)),
+        }
+    }
+}
+
+/// The writer's half of [`Store::new_season`].
+pub(super) fn apply_new_season(txn: &WriteTransaction, now_ms: u64) -> Result<Outcome, StoreError> {
+    let number = super::writer::next_counter(txn, META_SEASONS_ARCHIVED)? + 1;
+    let mut users = txn.open_table(USERS).map_err(store_err)?;
+    let mut rows = Vec::new();
+    let mut all = Vec::new();
+    for entry in users.iter().map_err(store_err)? {
+        let (id, bytes) = entry.map_err(store_err)?;
+        all.push((id.value(), decode_user(bytes.value())?));
+    }
+    for (id, mut user) in all {
+        if user.xo.games() + user.infinite.games() > 0 {
+            rows.push(SeasonRow {
+                user: id,
+                name: user.name.clone(),
+                xo: user.xo,
+                infinite: user.infinite,
+            });
+        }
+        user.xo = LadderStats::default();
+        user.infinite = LadderStats::default();
+        users
+            .insert(id, encode(&VersionedUser::V1(user))?.as_slice())
+            .map_err(store_err)?;
+    }
+    let record = VersionedSeason::V1(SeasonRecord {
+        number,
+        ended_ms: now_ms,
+        rows,
+    });
+    txn.open_table(SEASONS)
+        .map_err(store_err)?
+        .insert(number, encode(&record)?.as_slice())
+        .map_err(store_err)?;
+    Ok(Outcome::Season(number))
+}
