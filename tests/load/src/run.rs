@@ -520,8 +520,9 @@ async fn gated<F: std::future::Future>(mut go: watch::Receiver<bool>, task: F) -
     task.await
 }
 
-/// The flags of a server under load: its data, warnings only, and no cap on WebSockets or
-/// registrations per address (every client comes from 127.0.0.1). Nothing else is relaxed.
+/// The flags of a server under load: its data, warnings only, and no cap on connections,
+/// WebSockets or registrations per address (every client comes from 127.0.0.1). Nothing else
+/// is relaxed.
 fn server_args(data: &Path) -> Vec<String> {
     vec![
         "--data-dir".into(),
@@ -529,6 +530,8 @@ fn server_args(data: &Path) -> Vec<String> {
         "--log".into(),
         "warn".into(),
         "--max-ws-per-address".into(),
+        "0".into(),
+        "--max-connections-per-address".into(),
         "0".into(),
         "--max-registrations-per-address".into(),
         "0".into(),
