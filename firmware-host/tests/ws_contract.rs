@@ -127,11 +127,18 @@ async fn rated_game(host: &mut Client, guest: &mut Client, game: Game) -> (Strin
     (room, started)
 }
 
-/// The lobby list as this connection is shown it.
+/// The lobby list as this connection is shown it (its first 100 rows).
 async fn lobby_rows(c: &mut Client) -> Vec<protocol::RoomSummary> {
-    let id = send(c, ClientMsg::WatchLobby { id: None }).await;
+    let id = send(
+        c,
+        ClientMsg::WatchLobby {
+            id: None,
+            limit: Some(100),
+        },
+    )
+    .await;
     until(c, "the lobby", |m| match m {
-        ServerMsg::Lobby { id: got, rooms } if *got == id => Some(rooms.clone()),
+        ServerMsg::Lobby { id: got, rooms, .. } if *got == id => Some(rooms.clone()),
         _ => None,
     })
     .await

@@ -18,6 +18,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::create::create;
 use crate::handle::{Outbox, RoomHandle, RoomMsg, ToSession, ws_message};
+use crate::lobby::{Watch, page_limit};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
 use crate::shared::Shared;
@@ -72,7 +73,8 @@ struct Session<S> {
     refused: u32,
     /// A send failed or timed out: the connection is finished.
     broken: bool,
-    watching_lobby: bool,
+    /// The lobby page this connection watches, if any.
+    lobby: Option<Watch>,
     room: Option<RoomHandle>,
     outbox: Outbox,
 }
@@ -102,7 +104,7 @@ where
         bad_frames: 0,
         refused: 0,
         broken: false,
-        watching_lobby: false,
+        lobby: None,
         room: None,
         outbox,
     };
@@ -164,12 +166,17 @@ where
                     break;
                 }
             }
-            changed = lobby.changed(), if s.watching_lobby => {
+            changed = lobby.changed(), if s.lobby.is_some() => {
                 if changed.is_err() {
                     continue;
                 }
-                let rooms = s.shared.lobby.list_for(&s.member);
-                if !s.send(ServerMsg::Lobby { id: None, rooms }).await {
+                let update = s
+                    .lobby
+                    .as_mut()
+                    .and_then(|watch| watch.refresh(&s.shared.lobby, &s.member));
+                if let Some(update) = update
+                    && !s.send(update).await
+                {
                     break;
                 }
             }
@@ -416,14 +423,15 @@ where
                 self.send(ServerMsg::Pong { id }).await;
                 return;
             }
-            ClientMsg::WatchLobby { id } => {
-                self.watching_lobby = true;
-                let rooms = self.shared.lobby.list_for(&self.member);
-                self.send(ServerMsg::Lobby { id, rooms }).await;
+            ClientMsg::WatchLobby { id, limit } => {
+                let (watch, page) =
+                    Watch::start(&self.shared.lobby, &self.member, page_limit(limit), id);
+                self.lobby = Some(watch);
+                self.send(page).await;
                 return;
             }
             ClientMsg::UnwatchLobby { id } => {
-                self.watching_lobby = false;
+                self.lobby = None;
                 self.send(ServerMsg::Pong { id }).await;
                 return;
             }

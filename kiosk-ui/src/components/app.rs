@@ -142,7 +142,10 @@ pub fn App() -> Html {
         use_effect_with((state.route.clone(), state.conn), move |(route, conn)| {
             if *conn == Conn::Open {
                 if route.watches_lobby() {
-                    send.emit(ClientMsg::WatchLobby { id: None });
+                    send.emit(ClientMsg::WatchLobby {
+                        id: None,
+                        limit: None,
+                    });
                 } else {
                     send.emit(ClientMsg::UnwatchLobby { id: None });
                 }
