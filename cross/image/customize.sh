@@ -1,9 +1,14 @@
 #!/bin/sh
-# mmdebstrap --customize-hook: turns the bootstrapped tree "$1" into the kiosk's root.
-# Runs on the build machine; commands inside the tree run through chroot (qemu-user for arm64).
+# Turns the packages' tree "$1" (scripts/image unpacks it from mmdebstrap's tarball) into the
+# kiosk's root. Runs on the build machine; commands inside the tree run through chroot
+# (qemu-user for arm64).
 set -eu
 root="$1"
 here="$(dirname "$0")"
+
+mount -t proc proc "$root/proc"
+mount -t sysfs sysfs "$root/sys"
+trap 'umount "$root/proc" "$root/sys"' EXIT
 
 cp -a "$here/overlay/." "$root/"
 install -m 0755 "$XO_FIRMWARE_HOST" "$root/usr/local/bin/firmware-host"
@@ -34,7 +39,7 @@ chroot "$root" systemctl enable systemd-networkd systemd-resolved systemd-timesy
 # Wi-Fi starts only when the settings name a network (xo-settings starts it); the generic
 # D-Bus wpa_supplicant is not used. Maintenance timers are pointless on a read-only root.
 for unit in getty@tty1.service wpa_supplicant.service e2scrub_reap.service e2scrub_all.timer \
-  fstrim.timer apt-daily.timer apt-daily-upgrade.timer; do
+  fstrim.timer apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer; do
   if [ -e "$root/lib/systemd/system/$unit" ] || [ "$unit" = getty@tty1.service ]; then
     chroot "$root" systemctl disable "$unit"
   fi
@@ -51,12 +56,12 @@ cat >>"$root/etc/default/raspi-firmware-custom" <<'CONF'
 dtoverlay=vc4-kms-v3d
 dtparam=i2c_arm=on
 CONF
-mount -t proc proc "$root/proc"
-trap 'umount "$root/proc"' EXIT
 version="$(ls "$root/lib/modules" | sort -V | tail -n 1)"
 chroot "$root" update-initramfs -u -k "$version"
 chroot "$root" /etc/kernel/postinst.d/z50-raspi-firmware "$version"
 sed -i 's/$/ consoleblank=0/' "$root/boot/firmware/cmdline.txt"
+# The image holds no package lists or caches: nothing installs packages on a read-only root.
+rm -rf "$root/var/cache/apt"/*.bin "$root/var/lib/apt/lists"/*
 
 # Kernel and initrd beside the image, for booting it under qemu (scripts/image-test).
 cp "$root/boot/vmlinuz-$version" "$XO_IMAGE_OUT/vmlinuz"

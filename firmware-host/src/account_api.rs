@@ -11,7 +11,10 @@ use std::time::Instant;
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, SET_COOKIE};
 use hyper::{Request, Response, StatusCode};
-use protocol::http::{Account, ChangePassword, Credentials, SignedOut};
+use protocol::http::{
+    Account, ChangePassword, Credentials, DeleteAccount, ResetPassword, SignedOut,
+};
+use protocol::records::UserId;
 use protocol::rules;
 
 use crate::accounts;
@@ -231,21 +234,17 @@ pub(crate) async fn me(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
     }
 }
 
-/// `POST /api/me/password`: the current password is required (a wrong one counts as a failed
-/// sign-in attempt); the new one follows A1. Every other session of the account ends, its
-/// WebSockets included; this browser stays signed in and gets a new device cookie (the old
-/// ones were bound to the old password).
-pub(crate) async fn change_password(
+/// The signed-in account of `req`'s session cookie, its session's token hash and its
+/// password hash; `not_signed_in` without a live session.
+async fn current_account(
     app: &Arc<App>,
-    peer: SocketAddr,
-    req: Request<Incoming>,
-) -> ApiResult {
+    req: &Request<Incoming>,
+) -> Result<([u8; 32], rooms::Account, String), ApiError> {
     let Some(token_hash) =
         accounts::cookie(req.headers(), accounts::SESSION_COOKIE).and_then(accounts::token_hash)
     else {
         return Err(ApiError::NotSignedIn);
     };
-    let body: ChangePassword = read_json(req, app.config.handshake_timeout).await?;
     let store = app.store.clone();
     let found = blocking(move || -> Result<_, rooms::StoreError> {
         let Some(account) = store.session_account_blocking(&token_hash, crate::clock::now_ms())?
@@ -257,10 +256,20 @@ pub(crate) async fn change_password(
             .map(|record| (account, record.password_hash)))
     })
     .await??;
-    let Some((account, phc)) = found else {
-        return Err(ApiError::NotSignedIn);
-    };
-    rules::check_password(&body.new_password)?;
+    let (account, phc) = found.ok_or(ApiError::NotSignedIn)?;
+    Ok((token_hash, account, phc))
+}
+
+/// Checks the account's current password, counted as a sign-in attempt (a wrong one is a
+/// failed attempt for the address and the username): `wrong_password` when it does not match.
+async fn check_current_password(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    account: &rooms::Account,
+    phc: String,
+    password: String,
+    what: &'static str,
+) -> Result<(), ApiError> {
     let attempt = admit(
         app,
         &[
@@ -269,19 +278,41 @@ pub(crate) async fn change_password(
         ],
         peer,
     )?;
-    let old = body.old_password;
-    let stored = phc.clone();
-    let matches = rules::check_password(&old).is_ok()
+    let matches = rules::check_password(&password).is_ok()
         && with_hash_permit(app, move || {
-            accounts::verify_password_blocking(&old, &stored)
+            accounts::verify_password_blocking(&password, &phc)
         })
         .await?;
     if !matches {
         drop(attempt);
-        tracing::info!(%peer, user = account.id, "password change refused: wrong current password");
+        tracing::info!(%peer, user = account.id, "{what} refused: wrong current password");
         return Err(ApiError::WrongPassword);
     }
     attempt.release();
+    Ok(())
+}
+
+/// `POST /api/me/password`: the current password is required (a wrong one counts as a failed
+/// sign-in attempt); the new one follows A1. Every other session of the account ends, its
+/// WebSockets included; this browser stays signed in and gets a new device cookie (the old
+/// ones were bound to the old password).
+pub(crate) async fn change_password(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let (token_hash, account, phc) = current_account(app, &req).await?;
+    let body: ChangePassword = read_json(req, app.config.handshake_timeout).await?;
+    rules::check_password(&body.new_password)?;
+    check_current_password(
+        app,
+        peer,
+        &account,
+        phc,
+        body.old_password,
+        "password change",
+    )
+    .await?;
     let new = body.new_password;
     let hash = with_hash_permit(app, move || accounts::hash_password_blocking(&new))
         .await?
@@ -301,5 +332,108 @@ pub(crate) async fn change_password(
             },
         ),
         &accounts::device_cookie(&accounts::new_device_token(&hash, account.id)),
+    ))
+}
+
+/// Deletes `user`'s account with [`crate::store::Store::delete_account`] (the one function
+/// the player's own deletion and an owner's removal share) and ends every session of it, its
+/// WebSockets included. Returns the name it had.
+pub(crate) async fn delete_account(app: &Arc<App>, user: UserId) -> Result<String, ApiError> {
+    let name = app.store.delete_account(user).await.map_err(|e| match e {
+        crate::store::OwnerError::UnknownUser => ApiError::UnknownAccount(user),
+        e => e.into(),
+    })?;
+    app.hub.end_user_sessions(user, None);
+    app.reset_codes.forget(user);
+    Ok(name)
+}
+
+/// `DELETE /api/me` (issue 11.5): the password is required, as for a password change. The
+/// account's record, name, sessions and owner entry are removed; games with another
+/// registered player stay, the seat named [`crate::store::DELETED_NAME`].
+pub(crate) async fn delete_me(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let (_, account, phc) = current_account(app, &req).await?;
+    let body: DeleteAccount = read_json(req, app.config.handshake_timeout).await?;
+    check_current_password(app, peer, &account, phc, body.password, "account deletion").await?;
+    delete_account(app, account.id).await?;
+    tracing::info!(%peer, user = account.id, "account deleted by its player");
+    Ok(with_cookie(
+        json(StatusCode::OK, &SignedOut { signed_in: false }),
+        &accounts::clear_session_cookie(),
+    ))
+}
+
+/// `POST /api/login/reset`: sets a new password with the one-time code an owner made
+/// (`POST /api/owner/users/{id}/reset-password`) and signs in. Counted as a sign-in attempt
+/// (the address's and the username's limits); a wrong code is `bad_reset_code` and counts
+/// against the code too. Every earlier session of the account ends.
+pub(crate) async fn login_with_reset(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let body: ResetPassword = read_json(req, app.config.handshake_timeout).await?;
+    rules::check_password(&body.new_password)?;
+    let attempt = admit(
+        app,
+        &[
+            ThrottleKey::Address(peer.ip()),
+            ThrottleKey::Username(body.username.to_lowercase()),
+        ],
+        peer,
+    )?;
+    let store = app.store.clone();
+    let name = body.username.clone();
+    let Some((id, record)) = blocking(move || store.user_by_name_blocking(&name)).await?? else {
+        drop(attempt);
+        return Err(ApiError::BadResetCode);
+    };
+    let Ok(redeemed) = app
+        .reset_codes
+        .redeem(id, &body.code, crate::clock::now_ms())
+    else {
+        drop(attempt);
+        tracing::info!(%peer, user = id, "password reset refused: wrong code");
+        return Err(ApiError::BadResetCode);
+    };
+    attempt.release();
+    let new = body.new_password;
+    let hash = with_hash_permit(app, move || accounts::hash_password_blocking(&new))
+        .await?
+        .map_err(|e| ApiError::internal("hashing a password", e))?;
+    let (token, token_hash) = accounts::new_session_token();
+    let now = crate::clock::now_ms();
+    let stored = async {
+        // The new session does not exist yet: every earlier one is forgotten.
+        app.store
+            .change_password(id, hash.clone(), token_hash)
+            .await?;
+        app.store
+            .create_session(token_hash, id, now, now + lifetime_ms())
+            .await
+    };
+    if let Err(e) = stored.await {
+        app.reset_codes.give_back(id, redeemed);
+        return Err(e.into());
+    }
+    app.hub.end_user_sessions(id, None);
+    tracing::info!(%peer, user = id, "password reset with an owner's code; signed in");
+    let response = with_cookie(
+        json(
+            StatusCode::OK,
+            &Account {
+                id,
+                username: record.name,
+            },
+        ),
+        &accounts::session_cookie(&token),
+    );
+    Ok(with_cookie(
+        response,
+        &accounts::device_cookie(&accounts::new_device_token(&hash, id)),
     ))
 }

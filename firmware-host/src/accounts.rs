@@ -177,6 +177,7 @@ pub fn identity_from_headers_blocking(
         guest_id,
         session,
         device,
+        address: None,
     })
 }
 

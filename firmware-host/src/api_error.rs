@@ -29,6 +29,8 @@ pub enum ApiError {
     /// The methods the path takes, for `Allow`.
     MethodNotAllowed(&'static str),
     BodyTooLarge,
+    /// An upload over its limit (bytes allowed).
+    UploadTooLarge(usize),
     /// The body could not be read: why.
     BadBody(String),
     /// The body did not arrive in time (seconds allowed).
@@ -53,12 +55,28 @@ pub enum ApiError {
     },
     NotSignedIn,
     UnknownUser(String),
+    /// No account has this id.
+    UnknownAccount(u64),
     UnknownGame(String),
     /// `None`: the parameter is missing; else the value given.
     BadGame(Option<String>),
     WebsocketRequired,
     WebsocketVersion,
     TooManyConnections,
+    /// A signed-in account that is not an owner called an owner endpoint.
+    NotOwner,
+    /// An owner code asked for from another machine than the kiosk.
+    NotKiosk,
+    BadOwnerCode,
+    BadResetCode,
+    LastOwner,
+    /// A restore's file is not a valid backup: why.
+    BadBackup(String),
+    /// A restore's file was written by a newer release (its schema, the one this reads).
+    BackupTooNew {
+        found: u64,
+        supported: u64,
+    },
     Store(StoreError),
     /// A server-side failure: what was being done, and the error, for the log only.
     Internal {
@@ -84,7 +102,7 @@ impl ApiError {
         match self {
             ApiError::NotFound(_) => (C::NotFound, Level::DEBUG),
             ApiError::MethodNotAllowed(_) => (C::MethodNotAllowed, Level::DEBUG),
-            ApiError::BodyTooLarge => (C::BodyTooLarge, Level::INFO),
+            ApiError::BodyTooLarge | ApiError::UploadTooLarge(_) => (C::BodyTooLarge, Level::INFO),
             ApiError::BadBody(_) => (C::BadBody, Level::INFO),
             ApiError::BodyTimeout(_) => (C::BodyTimeout, Level::WARN),
             ApiError::BadJson(_) => (C::BadJson, Level::INFO),
@@ -102,12 +120,22 @@ impl ApiError {
             ApiError::TooManyAttempts { .. } => (C::TooManyAttempts, Level::WARN),
             ApiError::TooManyRegistrations { .. } => (C::TooManyRegistrations, Level::WARN),
             ApiError::NotSignedIn => (C::NotSignedIn, Level::DEBUG),
-            ApiError::UnknownUser(_) => (C::UnknownUser, Level::DEBUG),
+            ApiError::UnknownUser(_) | ApiError::UnknownAccount(_) => {
+                (C::UnknownUser, Level::DEBUG)
+            }
             ApiError::UnknownGame(_) => (C::UnknownGame, Level::DEBUG),
             ApiError::BadGame(_) => (C::BadGame, Level::DEBUG),
             ApiError::WebsocketRequired => (C::WebsocketRequired, Level::DEBUG),
             ApiError::WebsocketVersion => (C::WebsocketVersion, Level::INFO),
             ApiError::TooManyConnections => (C::TooManyConnections, Level::WARN),
+            ApiError::NotOwner => (C::NotOwner, Level::WARN),
+            ApiError::NotKiosk => (C::NotKiosk, Level::WARN),
+            ApiError::BadOwnerCode => (C::BadOwnerCode, Level::WARN),
+            // The handler logs it (without the typed name).
+            ApiError::BadResetCode => (C::BadResetCode, Level::DEBUG),
+            ApiError::LastOwner => (C::LastOwner, Level::INFO),
+            ApiError::BadBackup(_) => (C::BadBackup, Level::WARN),
+            ApiError::BackupTooNew { .. } => (C::BackupTooNew, Level::WARN),
             ApiError::Store(e) if e.is_unavailable() => (C::StorageUnavailable, Level::WARN),
             ApiError::Store(_) | ApiError::Internal { .. } => (C::Internal, Level::ERROR),
         }
@@ -119,13 +147,14 @@ impl ApiError {
             ApiError::NotFound(what) => what.clone(),
             ApiError::MethodNotAllowed(allow) => format!("this path accepts only {allow}"),
             ApiError::BodyTooLarge => format!("the request body is larger than {MAX_BODY} bytes"),
+            ApiError::UploadTooLarge(max) => format!("the file is larger than {max} bytes"),
             ApiError::BadBody(why) => format!("could not read the request body: {why}"),
             ApiError::BodyTimeout(secs) => {
                 format!("the request body did not arrive within {secs} s")
             }
             ApiError::BadJson(why) => format!("the request body is not the expected JSON: {why}"),
             ApiError::UnsupportedMediaType => {
-                "send the request body as JSON with Content-Type: application/json".to_owned()
+                "send the request body as JSON with Content-Type: application/json (a file upload as application/octet-stream)".to_owned()
             }
             ApiError::BadOrigin(_) => "the page's Origin does not match this server".to_owned(),
             ApiError::BadHost(_) => {
@@ -145,6 +174,7 @@ impl ApiError {
             ),
             ApiError::NotSignedIn => "not signed in".to_owned(),
             ApiError::UnknownUser(name) => format!("no player named {name:?}"),
+            ApiError::UnknownAccount(id) => format!("no account with id {id}"),
             ApiError::UnknownGame(id) => format!("no finished game with id {id:?}"),
             ApiError::BadGame(None) => {
                 "missing query parameter `game`: expected `xo` or `infinite`".to_owned()
@@ -158,6 +188,22 @@ impl ApiError {
             ApiError::WebsocketVersion => "only WebSocket version 13 is supported".to_owned(),
             ApiError::TooManyConnections => {
                 "too many open connections from this address".to_owned()
+            }
+            ApiError::NotOwner => "only an owner of the kiosk may do this".to_owned(),
+            ApiError::NotKiosk => "owner codes are shown only on the kiosk's own screen".to_owned(),
+            ApiError::BadOwnerCode => {
+                "that owner code is wrong, expired or used; show a new one on the kiosk".to_owned()
+            }
+            ApiError::BadResetCode => {
+                "wrong username or reset code (ask the kiosk's owner for a new one)".to_owned()
+            }
+            ApiError::BadBackup(why) => format!("this file is not a valid backup: {why}"),
+            ApiError::BackupTooNew { found, supported } => format!(
+                "this backup was made by a newer version (schema {found}; this one reads up to {supported}): update the kiosk first"
+            ),
+            ApiError::LastOwner => {
+                "the kiosk's last owner cannot be removed; make another account an owner first"
+                    .to_owned()
             }
             ApiError::Store(e) if e.is_unavailable() => {
                 "the kiosk cannot save data right now; nothing was changed, try again in a minute"
@@ -220,6 +266,19 @@ impl ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         ApiError::Store(e)
+    }
+}
+
+impl From<crate::store::OwnerError> for ApiError {
+    fn from(e: crate::store::OwnerError) -> Self {
+        use crate::store::OwnerError;
+        match e {
+            OwnerError::LastOwner => ApiError::LastOwner,
+            OwnerError::NameTaken => ApiError::UsernameTaken,
+            // The callers name the account; this is only reached when it vanished meanwhile.
+            OwnerError::UnknownUser => ApiError::NotFound("no such account".to_owned()),
+            OwnerError::Store(e) => ApiError::Store(e),
+        }
     }
 }
 

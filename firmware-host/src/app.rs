@@ -44,6 +44,10 @@ pub struct App {
     /// open-files limit, less the descriptors open at start and [`crate::connections::FD_RESERVE`]. `None`:
     /// the limit is unknown.
     pub shed_at: Option<usize>,
+    /// Owner mode's live one-time codes.
+    pub owner_codes: crate::owner::OwnerCodes,
+    /// Password reset codes owners made.
+    pub reset_codes: crate::owner::ResetCodes,
 }
 
 /// Counts of refused connections, logged sparingly: the first, then at every power of two, so

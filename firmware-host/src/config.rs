@@ -14,7 +14,7 @@ use crate::public_url::GuestWifi;
 /// Every flag can also be set from the environment variable named beside it; a flag given on
 /// the command line wins.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "firmware-host", version, about, long_about)]
+#[command(name = "firmware-host", version = crate::VERSION, about, long_about)]
 pub struct Cli {
     /// Address and port to listen on. Use port 0 to let the system pick a free port; the
     /// bound address is logged at start ("listening on http://ADDR") and written to
@@ -71,6 +71,18 @@ pub struct Cli {
         value_name = "N"
     )]
     pub max_registrations_per_address: usize,
+
+    /// Most rated games started within an hour from one client address (a game counts for
+    /// each address its two players are connected from); further starts get
+    /// `too_many_rated_games`. Rated games are kept for ever, so this bounds what one address
+    /// can make the card keep. 0 means no limit (for test and load harnesses).
+    #[arg(
+        long,
+        env = "XO_MAX_RATED_GAMES_PER_ADDRESS",
+        default_value_t = rooms::config::RATED_GAMES_PER_ADDRESS,
+        value_name = "N"
+    )]
+    pub max_rated_games_per_address: usize,
 
     /// Most TCP connections open at once from one client address, for their whole life
     /// (HTTP and WebSocket); further connections are closed at once. 0 means no limit.
@@ -170,6 +182,8 @@ pub struct Config {
     pub max_ws_per_address: usize,
     /// Accounts per client address per hour; 0: no limit.
     pub max_registrations_per_address: usize,
+    /// Rated games started per client address per hour; 0: no limit.
+    pub max_rated_games_per_address: usize,
     /// TCP connections per client address; 0: no limit.
     pub max_connections_per_address: usize,
     /// See [`Cli::max_messages_per_s`].
@@ -198,6 +212,7 @@ impl Config {
             kiosk_idle_s: 120,
             max_ws_per_address: 32,
             max_registrations_per_address: crate::throttle::REGISTRATIONS,
+            max_rated_games_per_address: rooms::config::RATED_GAMES_PER_ADDRESS,
             max_connections_per_address: 256,
             max_messages_per_s: 20,
             message_burst: 40,
@@ -219,6 +234,7 @@ impl From<&Cli> for Config {
             kiosk_idle_s: cli.kiosk_idle,
             max_ws_per_address: cli.max_ws_per_address,
             max_registrations_per_address: cli.max_registrations_per_address,
+            max_rated_games_per_address: cli.max_rated_games_per_address,
             max_connections_per_address: cli.max_connections_per_address,
             max_messages_per_s: cli.max_messages_per_s,
             message_burst: cli.message_burst,

@@ -91,9 +91,32 @@ pub fn check_host(app: &App, headers: &HeaderMap, uri: &hyper::Uri) -> Result<()
     }
 }
 
-/// Refuses a state-changing request that is not JSON or comes from another site's page.
-pub fn check_state_change(headers: &HeaderMap) -> Result<(), ApiError> {
-    if !is_json(headers) {
+/// The endpoints whose body is a file (`application/octet-stream`) instead of JSON: an
+/// owner's restore and update uploads. A cross-site page cannot send that type without a CORS
+/// preflight, which this server never grants, so they are as safe as JSON.
+pub const UPLOAD_PATHS: [&str; 3] = [
+    "/api/owner/restore/preview",
+    "/api/owner/restore",
+    "/api/owner/update",
+];
+
+fn is_octet_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/octet-stream"))
+}
+
+/// Refuses a state-changing request that is not JSON (a file, for [`UPLOAD_PATHS`]) or comes
+/// from another site's page.
+pub fn check_state_change(headers: &HeaderMap, path: &str) -> Result<(), ApiError> {
+    let typed = if UPLOAD_PATHS.contains(&path) {
+        is_octet_stream(headers)
+    } else {
+        is_json(headers)
+    };
+    if !typed {
         return Err(ApiError::UnsupportedMediaType);
     }
     if !crate::ws::origin_allowed(headers) {

@@ -20,6 +20,34 @@ pub(crate) async fn blocking<T: Send + 'static>(
         .map_err(|e| ApiError::internal("blocking task failed", e))
 }
 
+/// Reads a file body (an upload) of at most `max` bytes, all of it within `limit`.
+pub(crate) async fn read_bytes(
+    req: Request<Incoming>,
+    max: usize,
+    limit: std::time::Duration,
+) -> Result<bytes::Bytes, ApiError> {
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > max as u64) {
+        return Err(ApiError::UploadTooLarge(max));
+    }
+    let collected = tokio::time::timeout(limit, Limited::new(req.into_body(), max).collect())
+        .await
+        .map_err(|_| ApiError::BodyTimeout(limit.as_secs()))?;
+    Ok(collected
+        .map_err(|e| {
+            if e.is::<http_body_util::LengthLimitError>() {
+                ApiError::UploadTooLarge(max)
+            } else {
+                ApiError::BadBody(e.to_string())
+            }
+        })?
+        .to_bytes())
+}
+
 /// Reads a JSON body of at most [`MAX_BODY`] bytes, all of it within `limit` (a body trickled
 /// byte by byte must not hold a connection for ever, as the header timeout ensures for
 /// headers).

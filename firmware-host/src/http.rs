@@ -105,7 +105,7 @@ async fn route(
     let path = req.uri().path().to_owned();
     cross_site::check_host(app, req.headers(), req.uri())?;
     if req.method() != Method::GET && req.method() != Method::HEAD && path.starts_with("/api/") {
-        cross_site::check_state_change(req.headers())?;
+        cross_site::check_state_change(req.headers(), &path)?;
     }
     if path == "/ws" {
         return crate::ws::upgrade(app, peer, slot, req).await;
@@ -148,6 +148,10 @@ async fn route(
             post(is_post)?;
             account_api::login(app, peer, req).await
         }
+        ["login", "reset"] => {
+            post(is_post)?;
+            account_api::login_with_reset(app, peer, req).await
+        }
         ["logout"] => {
             post(is_post)?;
             account_api::logout(app, &req).await
@@ -156,10 +160,18 @@ async fn route(
             post(is_post)?;
             account_api::change_password(app, peer, req).await
         }
+        ["me"] if method == Method::DELETE => account_api::delete_me(app, peer, req).await,
         ["me"] => {
-            get(is_get)?;
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD, DELETE"));
+            }
             account_api::me(app, &req).await
         }
+        ["kiosk", "owner-code"] => {
+            post(is_post)?;
+            crate::owner_api::kiosk_code(app, peer)
+        }
+        ["owner", rest @ ..] => crate::owner_api::route(app, peer, req, rest).await,
         ["users", name] if !name.is_empty() => {
             get(is_get)?;
             profile(app, &percent_decode(name)).await
@@ -228,7 +240,7 @@ fn health(app: &Arc<App>) -> Response<Body> {
                 free_bytes: storage.free_bytes,
                 total_bytes: storage.total_bytes,
             },
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::VERSION.to_owned(),
             uptime_s: app.started.elapsed().as_secs(),
             rooms: stats.rooms_waiting + stats.rooms_playing,
             rooms_waiting: stats.rooms_waiting,
@@ -258,7 +270,7 @@ fn config(app: &Arc<App>) -> Response<Body> {
                 },
                 password: w.password.clone(),
             }),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::VERSION.to_owned(),
             protocol_version: protocol::PROTOCOL_VERSION,
         },
     )

@@ -10,6 +10,8 @@
 //! - [`cross_site`]: JSON-only, same-origin state changes, the `Host` check and the CSP.
 //! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
 //! - [`account_api`]: the account endpoints (register, sign in and out, password change).
+//! - [`owner`]: owner codes (physical presence) and `firmware-host owner-code`.
+//! - [`owner_api`]: owner mode's endpoints under `/api/owner`, each checked on the server.
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
 //! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
 //!   the identity of a connection.
@@ -22,6 +24,7 @@
 //! - [`display`]: the optional status display thread (P5).
 //! - [`public_url`]: the address phones should open (the LAN IP address by default).
 //! - [`shutdown`]: waiting for SIGINT or SIGTERM.
+//! - [`update`]: checking and keeping a new version of this binary (`install-update`).
 //!
 //! # Example
 //!
@@ -49,12 +52,23 @@ pub mod cross_site;
 pub mod display;
 pub mod handler;
 pub mod http;
+pub mod owner;
+pub mod owner_api;
 pub mod public_url;
 pub mod server;
 pub mod shutdown;
 pub mod store;
 pub mod throttle;
+pub mod update;
 pub mod ws;
 
 pub use config::{Cli, Config};
+
+/// This build's version, as `--version`, `/api/health` and `/api/config` name it: the
+/// package version, or `XO_VERSION` when it was set at build time (a pre-release, or the
+/// second version that the update tests install over the first).
+pub const VERSION: &str = match option_env!("XO_VERSION") {
+    Some(version) => version,
+    None => env!("CARGO_PKG_VERSION"),
+};
 pub use server::Server;

@@ -38,8 +38,49 @@ fn fix_malloc_threshold() {
     let _ = MALLOC_MMAP_THRESHOLD;
 }
 
-fn main() -> anyhow::Result<()> {
+/// `firmware-host owner-code --data-dir DIR`: prints a one-time owner code on its last line
+/// (SPEC O1). It writes the code file the server reads (`firmware_host::owner`), so it works
+/// whether the server runs on that data directory or not.
+#[derive(Debug, clap::Parser)]
+#[command(name = "firmware-host owner-code")]
+struct OwnerCodeCli {
+    /// The server's data directory.
+    #[arg(
+        long,
+        env = "XO_DATA_DIR",
+        default_value = "./data",
+        value_name = "DIR"
+    )]
+    data_dir: std::path::PathBuf,
+}
+
+fn owner_code(args: impl Iterator<Item = std::ffi::OsString>) -> anyhow::Result<()> {
+    let cli = OwnerCodeCli::parse_from(args);
+    let code = firmware_host::owner::write_code_file(&cli.data_dir, firmware_host::clock::now_ms())
+        .with_context(|| format!("cannot write the owner code in {}", cli.data_dir.display()))?;
+    let minutes = firmware_host::owner::CODE_LIFE.as_secs() / 60;
+    println!(
+        "Sign in on a phone, open Owner and enter this code within {minutes} minutes (it works once):"
+    );
+    println!("{} {}", &code[..4], &code[4..]);
+    Ok(())
+}
+
+fn main() -> anyhow::Result<std::process::ExitCode> {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "owner-code")
+    {
+        owner_code(std::env::args_os().skip(1))?;
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
     fix_malloc_threshold();
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "install-update")
+    {
+        return Ok(firmware_host::update::cli_main(std::env::args_os().skip(1)));
+    }
     let cli = Cli::parse();
     let filter = EnvFilter::try_new(&cli.log)
         .with_context(|| format!("--log {:?} is not a log level or filter", cli.log))?;
@@ -57,6 +98,6 @@ fn main() -> anyhow::Result<()> {
         let server = Server::start(Config::from(&cli)).await?;
         firmware_host::shutdown::signal().await;
         server.shutdown().await;
-        Ok(())
+        Ok(std::process::ExitCode::SUCCESS)
     })
 }

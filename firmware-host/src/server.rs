@@ -65,6 +65,7 @@ impl Server {
                 max_messages_per_s: config.max_messages_per_s,
                 burst: config.message_burst,
                 xo_move_limit: config.xo_move_limit,
+                rated_games_per_address: config.max_rated_games_per_address,
                 ..HubConfig::default()
             },
         );
@@ -85,6 +86,7 @@ impl Server {
             limit.saturating_sub(baseline + FD_RESERVE)
         });
         tracing::info!(?shed_at, "connections shed near the open-files limit");
+        let owner_codes = crate::owner::OwnerCodes::new(&config.data_dir);
         let app = Arc::new(App {
             store,
             config,
@@ -99,6 +101,8 @@ impl Server {
             open: Arc::default(),
             shed_at,
             public_url,
+            owner_codes,
+            reset_codes: crate::owner::ResetCodes::default(),
         });
         let display = match app.config.display.as_deref() {
             Some(spec) => Some(

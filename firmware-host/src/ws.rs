@@ -140,11 +140,12 @@ pub async fn upgrade(
         accounts::cookie(headers, accounts::GUEST_COOKIE).is_some_and(accounts::valid_guest_id);
     let store = app.store.clone();
     let cookie_headers = headers.clone();
-    let identity = tokio::task::spawn_blocking(move || {
+    let mut identity = tokio::task::spawn_blocking(move || {
         accounts::identity_from_headers_blocking(&store, &cookie_headers)
     })
     .await
     .map_err(|e| ApiError::internal("identity lookup task", e))??;
+    identity.address = Some(peer.ip());
 
     let mut response = Response::new(Full::new(Bytes::new()));
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;

@@ -9,7 +9,7 @@ mod support;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use support::{Process, http_from, tcp_from};
+use support::{Process, half_requests, http_from, tcp_from};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -40,30 +40,8 @@ async fn well_behaved(addr: SocketAddr, n: usize) -> Vec<Duration> {
     times
 }
 
-/// Opens [`FLOOD`] connections from [`FLOODER`], each sending the start of a request line and
-/// then nothing (so it is past the first-bytes check and held by hyper's header timeout).
-/// Returns those still open on our side.
 async fn flood(addr: SocketAddr) -> Vec<TcpStream> {
-    let mut open = Vec::with_capacity(FLOOD);
-    for _ in 0..FLOOD {
-        let mut stream = tcp_from(FLOODER, addr, None).await;
-        // A connection the server already closed fails here; that is the point.
-        if stream
-            .write_all(b"GET /api/health HTTP/1.1\r\n")
-            .await
-            .is_ok()
-        {
-            open.push(stream);
-        }
-    }
-    open
-}
-
-/// Descriptors the server process holds now.
-fn server_fds(server: &Process) -> usize {
-    std::fs::read_dir(format!("/proc/{}/fd", server.child.id()))
-        .expect("/proc fd of the server")
-        .count()
+    half_requests(FLOODER, addr, FLOOD).await
 }
 
 async fn wait_for_log(server: &Process, needle: &str) -> Vec<String> {
@@ -132,7 +110,7 @@ async fn one_address_is_capped_for_the_whole_life_of_its_connections() {
             .is_empty(),
         "the cap refused the flood"
     );
-    assert!(server_fds(&server) < 1024, "below the open-files limit");
+    assert!(server.open_fds() < 1024, "below the open-files limit");
     println!(
         "cap: {} flood connections held on our side, good client's slowest answer {:?}",
         held.len(),
@@ -160,7 +138,7 @@ async fn near_the_descriptor_limit_the_busiest_address_is_shed() {
         !wait_for_log(&server, "connection shed").await.is_empty(),
         "connections were shed"
     );
-    assert!(server_fds(&server) < 1024, "below the open-files limit");
+    assert!(server.open_fds() < 1024, "below the open-files limit");
     let accept_failures = server.log_lines("accept failed").len();
     assert!(
         accept_failures <= 5,

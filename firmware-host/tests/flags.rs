@@ -27,6 +27,8 @@ fn help_documents_the_limit_flags() {
         "XO_MAX_REGISTRATIONS_PER_ADDRESS",
         "--max-connections-per-address",
         "XO_MAX_CONNECTIONS_PER_ADDRESS",
+        "--max-rated-games-per-address",
+        "XO_MAX_RATED_GAMES_PER_ADDRESS",
         "--xo-move-limit",
         "XO_XO_MOVE_LIMIT",
         "[default: 120]",

@@ -9,51 +9,10 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use firmware_host::throttle::{ADDRESS_ATTEMPTS, REGISTRATIONS, USERNAME_ATTEMPTS};
-use support::{Process, credentials, tcp_from};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use support::{Process, credentials, finish, hold_post};
 
 const OWNER: &str = "sara_owner";
 const PASSWORD: &str = "correct horse battery";
-
-/// A JSON POST from `from`, written whole except its last byte; [`finish`] sends it.
-async fn hold_post(
-    from: Ipv4Addr,
-    addr: SocketAddr,
-    path: &str,
-    body: &str,
-    cookie: Option<&str>,
-) -> TcpStream {
-    let mut stream = tcp_from(from, addr, None).await;
-    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
-    let raw = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let bytes = raw.as_bytes();
-    stream
-        .write_all(&bytes[..bytes.len() - 1])
-        .await
-        .expect("send all but the last byte");
-    stream
-}
-
-/// Sends the held last byte `last` and reads the whole answer: status and raw text.
-async fn finish(mut stream: TcpStream, last: u8) -> (u16, String) {
-    stream.write_all(&[last]).await.expect("send the last byte");
-    let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(120), stream.read_to_end(&mut answer))
-        .await
-        .expect("answer in time")
-        .expect("read");
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, text)
-}
 
 /// One JSON POST from `from`: status and raw text.
 async fn post(

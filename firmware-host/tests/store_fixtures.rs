@@ -112,6 +112,7 @@ fn rooms(ana: UserId, ben: UserId) -> Vec<Room> {
         wall_ms: CREATED_MS + 30_000,
         rng: &mut rng,
         seats: &mut seats,
+        rated: &rooms::rated::Unlimited,
     };
     let online = |game| {
         Settings::from_request(

@@ -58,6 +58,40 @@ async fn post<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T
     read(request.send().await).await
 }
 
+/// A JSON `DELETE`.
+async fn delete<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
+    let request = gloo::net::http::Request::delete(url)
+        .json(body)
+        .map_err(|_| ApiError::network())?;
+    read(request.send().await).await
+}
+
+/// Owner mode: a one-time owner code for the kiosk's own screen.
+pub async fn kiosk_owner_code() -> Result<protocol::http::OwnerCode, ApiError> {
+    post("/api/kiosk/owner-code", &serde_json::json!({})).await
+}
+
+/// Owner mode: the signed-in account becomes an owner with a code.
+pub async fn claim_owner(code: &str) -> Result<protocol::http::Owners, ApiError> {
+    let body = protocol::http::ClaimOwner {
+        code: code.to_owned(),
+    };
+    post("/api/owner/claim", &body).await
+}
+
+/// Owner mode: who asks and every owner; `not_owner` for anyone else.
+pub async fn owners() -> Result<protocol::http::Owners, ApiError> {
+    get("/api/owner").await
+}
+
+/// Deletes the signed-in account (the password is required).
+pub async fn delete_me(password: &str) -> Result<SignedOut, ApiError> {
+    let body = protocol::http::DeleteAccount {
+        password: password.to_owned(),
+    };
+    delete("/api/me", &body).await
+}
+
 pub async fn config() -> Result<ServerConfig, ApiError> {
     get("/api/config").await
 }

@@ -54,6 +54,11 @@ pub fn api_error_text(code: Option<ApiErrorCode>) -> T {
         Some(ApiErrorCode::TooManyAttempts | ApiErrorCode::TooManyRegistrations) => T::ErrTooMany,
         Some(ApiErrorCode::InvalidUsername) => T::ErrUsername,
         Some(ApiErrorCode::InvalidPassword) => T::ErrPassword,
+        Some(ApiErrorCode::WrongPassword) => T::ErrWrongPassword,
+        Some(ApiErrorCode::StorageUnavailable) => T::ErrStorageUnavailable,
+        Some(ApiErrorCode::LastOwner) => T::ErrLastOwner,
+        Some(ApiErrorCode::BadOwnerCode) => T::OwnerBadCode,
+        Some(ApiErrorCode::NotSignedIn) => T::OwnerSignInFirst,
         _ => T::ErrNetwork,
     }
 }

@@ -193,6 +193,23 @@ macro_rules! texts {
 
 texts! {
     AppName => "XO Kiosk", "إكس أو كيوسك";
+    OwnerCodeTitle => "Owner code", "رمز المالك";
+    OwnerCodeHelp => "On your phone: sign in, open Owner (/owner) and enter this code within {} minutes. It works once.", "على هاتفك: سجّل الدخول وافتح صفحة المالك (/owner) وأدخل هذا الرمز خلال {} دقائق. يعمل مرة واحدة.";
+    OwnerCodeFailed => "No owner code could be made.", "تعذّر إنشاء رمز المالك.";
+    Close => "Close", "إغلاق";
+    OwnerTitle => "Owner", "المالك";
+    OwnerClaimHelp => "To run this kiosk, enter the owner code shown on the kiosk's screen: press and hold \"Join from your phone\" there.", "لإدارة هذا الكشك أدخل رمز المالك الظاهر على شاشة الكشك: اضغط مطولًا على «انضم من هاتفك» هناك.";
+    OwnerSignInFirst => "Sign in first; the code makes your account an owner.", "سجّل الدخول أولًا؛ فالرمز يجعل حسابك مالكًا.";
+    OwnerCodeLabel => "Owner code (8 digits)", "رمز المالك (8 أرقام)";
+    OwnerClaim => "Become an owner", "كن مالكًا";
+    OwnerBadCode => "That code is wrong, expired or used. Show a new one on the kiosk.", "الرمز خاطئ أو منتهٍ أو مستخدم. اعرض رمزًا جديدًا على الكشك.";
+    OwnersOfKiosk => "Owners of this kiosk", "مالكو هذا الكشك";
+    OwnerYouAre => "You are an owner of this kiosk.", "أنت مالك لهذا الكشك.";
+    DeleteAccount => "Delete my account", "احذف حسابي";
+    DeleteAccountWarn => "This removes your account, ratings and sign-ins for good. Games you played against other players stay, shown as \"deleted player\".", "يحذف هذا حسابك وتقييماتك وجلساتك نهائيًا. تبقى المباريات التي لعبتها ضد لاعبين آخرين باسم «لاعب محذوف».";
+    DeleteAccountConfirm => "Delete for good", "احذف نهائيًا";
+    DeleteAccountCancel => "Keep my account", "أبقِ حسابي";
+    ErrLastOwner => "You are the kiosk's last owner: make another account an owner first.", "أنت آخر مالك للكشك: اجعل حسابًا آخر مالكًا أولًا.";
     NavLobby => "Lobby", "الردهة";
     NavHome => "Home", "الرئيسية";
     NavLeaderboard => "Leaderboard", "المتصدرون";
@@ -338,6 +355,7 @@ texts! {
     AnnClosedEnded => "The game was ended", "أُنهيت اللعبة";
     AnnClosedIdle => "The room closed after a long idle time", "أُغلقت الغرفة بعد خمول طويل";
     AnnClosedShutdown => "The server is restarting", "الخادم يعيد التشغيل";
+    AnnClosedOwner => "The kiosk's owner closed the room", "أغلق مالك الكشك الغرفة";
     AnnHint => "Hint: {0}", "تلميح: {0}";
     AnnGameStarted => "The game started. {0}", "بدأت اللعبة. {0}";
 
@@ -356,6 +374,14 @@ texts! {
     StillPlaying => "Still playing?", "هل ما زلت تلعب؟";
     StillPlayingNote => "Without an answer the game ends in {0} s.", "من دون إجابة تنتهي اللعبة خلال {0} ث.";
     PlayAgain => "Play again", "العب مجددًا";
+    Rematch => "Rematch", "إعادة المباراة";
+    RematchOffered => "Rematch offered", "عُرضت إعادة المباراة";
+    AcceptRematch => "Accept rematch", "اقبل إعادة المباراة";
+    AnnRematchOffered => "{0} offers a rematch, colours swapped", "{0} يعرض إعادة المباراة بألوان معكوسة";
+    AnnRematchDeclined => "The rematch was declined", "رُفضت إعادة المباراة";
+    AnnNextGame => "The next game starts", "تبدأ اللعبة التالية";
+    ResultPending => "Result saved when the card can be written", "ستُحفظ النتيجة عندما تصبح الكتابة على البطاقة ممكنة";
+    AnnResultSaved => "Result saved: the ratings changed", "حُفظت النتيجة: تغيّر التصنيف";
 
     EloTitle => "ELO changes", "تغيّرات التصنيف";
     Win => "Win", "فوز";
@@ -417,6 +443,12 @@ texts! {
     ErrNetwork => "Could not reach the server.", "تعذّر الوصول إلى الخادم.";
     NoAccount => "No account yet? Register", "لا حساب لديك؟ أنشئ حسابًا";
     HaveAccount => "Have an account? Sign in", "لديك حساب؟ سجّل الدخول";
+    ChangePasswordTitle => "Change password", "تغيير كلمة المرور";
+    CurrentPassword => "Current password", "كلمة المرور الحالية";
+    NewPassword => "New password", "كلمة المرور الجديدة";
+    PasswordChanged => "Password changed. Your other devices are signed out.", "تم تغيير كلمة المرور. سُجّل خروج أجهزتك الأخرى.";
+    ErrWrongPassword => "The current password is wrong.", "كلمة المرور الحالية غير صحيحة.";
+    ErrStorageUnavailable => "The server cannot save right now; try again soon.", "لا يستطيع الخادم الحفظ الآن؛ حاول بعد قليل.";
 
     RulesTitle => "Rules and tips", "القواعد والنصائح";
     RulesXo1 => "X moves first, then the players take turns placing their mark on an empty cell.", "يبدأ X، ثم يتناوب اللاعبان على وضع علامتيهما في خانة فارغة.";
@@ -483,6 +515,7 @@ texts! {
     ErrSignedOut => "You were signed out.", "تم تسجيل خروجك.";
     ErrNotFinished => "The game is not over yet.", "لم تنتهِ اللعبة بعد.";
     ErrPlayAgainUnavailable => "Play again is for bot and local games.", "«العب مجددًا» متاح لألعاب الروبوت والألعاب المحلية فقط.";
+    ErrTooManyRatedGames => "Too many rated games from this network in the last hour. Try again later.", "عدد كبير جدًا من المباريات المصنّفة من هذه الشبكة خلال الساعة الماضية. حاول لاحقًا.";
     ErrStorage => "The server could not save that; try again.", "تعذّر على الخادم الحفظ؛ حاول مجددًا.";
     ErrUnavailable => "The server is busy or restarting; try again soon.", "الخادم مشغول أو يعيد التشغيل؛ حاول بعد قليل.";
 }

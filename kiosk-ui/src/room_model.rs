@@ -4,17 +4,46 @@
 
 use engine::Mark;
 use protocol::records::{GameEnd, PlayerRef};
-use protocol::{EloPreview, Phase, RoomKind, RoomSummary, RoomView, SeatView};
+use protocol::{EloPreview, Name, Phase, PlayerView, RoomKind, RoomSummary, RoomView, SeatView};
 
 use crate::i18n::{Lang, T, mark};
 
-/// The name shown for a player.
+/// A name the server sent as a kind, worded in `lang` (U6): a guest is "Guest" and their tag,
+/// the bot "Bot" and its difficulty, both translated; names people chose stay as they are.
+pub fn name_text(name: &Name, lang: Lang) -> String {
+    match name {
+        Name::Account { name } | Name::Local { name } => name.clone(),
+        Name::Guest { tag } if tag.is_empty() => lang.t(T::Guest).to_owned(),
+        Name::Guest { tag } => lang.f(T::GuestName, &[tag]),
+        Name::Bot { difficulty } => lang.f(T::BotName, &[&lang.num(difficulty)]),
+    }
+}
+
+/// The name shown for a seated player, from the kind the server sent.
+pub fn seat_name(player: &PlayerView, lang: Lang) -> String {
+    name_text(&player.name, lang)
+}
+
+/// The name shown for a player of a stored game, which carries no name kind: a guest's
+/// English "Guest 3f9a" is worded again from its tag.
 pub fn player_name(player: &PlayerRef, lang: Lang) -> String {
     match player {
-        PlayerRef::User { name, .. } | PlayerRef::Guest { name } | PlayerRef::Local { name } => {
-            name.clone()
+        PlayerRef::User { name, .. } | PlayerRef::Local { name } => name.clone(),
+        PlayerRef::Guest { name } => {
+            let tag = name.strip_prefix("Guest").unwrap_or(name).trim();
+            name_text(
+                &Name::Guest {
+                    tag: tag.to_owned(),
+                },
+                lang,
+            )
         }
-        PlayerRef::Bot { difficulty } => lang.f(T::BotName, &[&difficulty.to_string()]),
+        PlayerRef::Bot { difficulty } => name_text(
+            &Name::Bot {
+                difficulty: *difficulty,
+            },
+            lang,
+        ),
     }
 }
 
@@ -28,9 +57,9 @@ pub fn kiosk_view(room: &RoomView, lang: Lang) -> RoomView {
             .get_mut(usize::from(seat))
             .and_then(|s| s.player.as_mut())
         {
-            p.player = PlayerRef::Local {
-                name: lang.t(T::YouName).to_owned(),
-            };
+            let you = lang.t(T::YouName).to_owned();
+            p.player = PlayerRef::Local { name: you.clone() };
+            p.name = Name::Local { name: you };
         }
     }
     room
@@ -44,7 +73,7 @@ pub fn seat_of(room: &RoomView, m: Mark) -> Option<&SeatView> {
 /// "Sara (X)", or just "X" when nobody holds the mark.
 pub fn named_mark(room: &RoomView, m: Mark, lang: Lang) -> String {
     match seat_of(room, m).and_then(|s| s.player.as_ref()) {
-        Some(p) => lang.f(T::NamedMark, &[&player_name(&p.player, lang), mark(m)]),
+        Some(p) => lang.f(T::NamedMark, &[&seat_name(p, lang), mark(m)]),
         None => mark(m).to_owned(),
     }
 }
@@ -108,7 +137,7 @@ pub fn rail_text(room: &RoomView, lang: Lang) -> String {
 fn turn_name(room: &RoomView, lang: Lang) -> String {
     seat_of(room, room.turn)
         .and_then(|s| s.player.as_ref())
-        .map(|p| player_name(&p.player, lang))
+        .map(|p| seat_name(p, lang))
         .unwrap_or_else(|| mark(room.turn).to_owned())
 }
 
@@ -213,7 +242,13 @@ pub struct SummaryText {
 }
 
 pub fn summary_text(room: &RoomSummary, lang: Lang) -> SummaryText {
-    let players = match room.players.as_slice() {
+    // The names as kinds, worded here; a server that sends none still sends English names.
+    let names: Vec<String> = if room.names.is_empty() {
+        room.players.clone()
+    } else {
+        room.names.iter().map(|n| name_text(n, lang)).collect()
+    };
+    let players = match names.as_slice() {
         [] => String::new(),
         [one] => one.clone(),
         [a, b, ..] => lang.f(T::Versus, &[a, b]),
@@ -356,6 +391,68 @@ mod tests {
             line: [0, 1, 2],
         };
         assert_eq!(result_text(&kiosk, line, Lang::En), "You win with a line");
+    }
+
+    #[test]
+    fn server_made_names_are_worded_from_their_kinds_in_both_languages() {
+        let guest = Name::Guest { tag: "e6ce".into() };
+        assert_eq!(name_text(&guest, Lang::En), "Guest e6ce");
+        assert_eq!(name_text(&guest, Lang::Ar), "ضيف \u{2068}e6ce\u{2069}");
+        let bot = Name::Bot { difficulty: 100 };
+        assert_eq!(name_text(&bot, Lang::En), "Bot 100 %");
+        assert_eq!(name_text(&bot, Lang::Ar), "الروبوت \u{2068}١٠٠\u{2069}٪");
+        assert_eq!(
+            name_text(&Name::Guest { tag: String::new() }, Lang::Ar),
+            "ضيف"
+        );
+        assert_eq!(
+            name_text(
+                &Name::Account {
+                    name: "sara".into()
+                },
+                Lang::Ar
+            ),
+            "sara"
+        );
+        // A stored game's guest carries only the English name; its tag is worded again.
+        let stored = PlayerRef::Guest {
+            name: "Guest 3f9a".into(),
+        };
+        assert_eq!(player_name(&stored, Lang::Ar), "ضيف \u{2068}3f9a\u{2069}");
+    }
+
+    #[test]
+    fn lobby_rows_word_the_names_the_server_sent_as_kinds() {
+        let row = RoomSummary {
+            id: "r1".into(),
+            game: engine::Game::Xo,
+            kind: RoomKind::Bot { difficulty: 100 },
+            phase: Phase::Playing,
+            players: vec!["Guest 0da1".into(), "Bot 100%".into()],
+            open_seat: false,
+            per_move_ms: None,
+            spectators: 0,
+            names: vec![
+                Name::Guest { tag: "0da1".into() },
+                Name::Bot { difficulty: 100 },
+            ],
+        };
+        assert_eq!(
+            summary_text(&row, Lang::En).players,
+            "Guest 0da1 vs Bot 100 %"
+        );
+        let ar = summary_text(&row, Lang::Ar).players;
+        assert!(ar.contains("ضيف") && ar.contains("الروبوت"), "{ar}");
+        assert!(!ar.contains("Guest") && !ar.contains("Bot"), "{ar}");
+        // An older server's row, without kinds, still shows its names.
+        let old = RoomSummary {
+            names: vec![],
+            ..row
+        };
+        assert_eq!(
+            summary_text(&old, Lang::En).players,
+            "Guest 0da1 vs Bot 100%"
+        );
     }
 
     #[test]

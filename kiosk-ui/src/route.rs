@@ -22,6 +22,8 @@ pub enum Route {
     Rules,
     /// A finished game's replay with analysis (U10, U11).
     Replay(String),
+    /// Owner mode (SPEC O1): claim with a code, then the owner's pages.
+    Owner,
     NotFound(String),
 }
 
@@ -48,6 +50,7 @@ impl Route {
             },
             ["signin"] => Route::SignIn,
             ["rules"] => Route::Rules,
+            ["owner"] => Route::Owner,
             ["game", id] if valid_segment(id) => Route::Replay((*id).to_owned()),
             _ => Route::NotFound(path.to_owned()),
         }
@@ -64,6 +67,7 @@ impl Route {
             Route::Leaderboard(game) => format!("/leaderboard/{}", game.as_str()),
             Route::SignIn => "/signin".to_owned(),
             Route::Rules => "/rules".to_owned(),
+            Route::Owner => "/owner".to_owned(),
             Route::Replay(id) => format!("/game/{id}"),
             Route::NotFound(path) => path.clone(),
         }
@@ -160,6 +164,7 @@ mod tests {
             Route::Leaderboard(Game::Infinite),
             Route::SignIn,
             Route::Rules,
+            Route::Owner,
             Route::Replay("g1".into()),
         ];
         for r in routes {

@@ -74,6 +74,10 @@ pub struct AppState {
     pub local_url: Option<String>,
     /// A Wi-Fi network for guests, offered as a `WIFI:` QR code (15.3).
     pub wifi: Option<protocol::http::Wifi>,
+    /// The room the server itself made current with `next_room` (M3.12): the screen follows
+    /// it without opening it again (which would close it first). Any navigation or new
+    /// connection ends it.
+    pub followed: Option<String>,
 }
 
 /// Applies a `lobby_update` to the page: rows replace the row with their id or join it, removed
@@ -117,6 +121,7 @@ impl Default for AppState {
             public_url: None,
             local_url: None,
             wifi: None,
+            followed: None,
         }
     }
 }
@@ -171,6 +176,7 @@ impl AppState {
         match action {
             Action::SetLang(lang) => self.lang = lang,
             Action::Navigate(route) => {
+                self.followed = None;
                 if route.room_id() != self.route.room_id() {
                     self.room = None;
                     self.hint = None;
@@ -180,8 +186,14 @@ impl AppState {
                 }
                 self.route = route;
             }
-            Action::Connected => self.conn = Conn::Open,
-            Action::Disconnected => self.conn = Conn::Lost,
+            Action::Connected => {
+                self.conn = Conn::Open;
+                self.followed = None;
+            }
+            Action::Disconnected => {
+                self.conn = Conn::Lost;
+                self.followed = None;
+            }
             Action::Account(account) => self.account = Some(account),
             Action::Config(config) => {
                 self.kiosk_idle_s = config.kiosk_idle_s;
@@ -203,7 +215,15 @@ impl AppState {
     fn server(&mut self, msg: ServerMsg, now_ms: f64) {
         let lang = self.lang;
         match msg {
-            ServerMsg::Hello { name, .. } => self.server_name = Some(name),
+            ServerMsg::Hello { name, user, .. } => {
+                self.server_name = Some(name);
+                // The session ended elsewhere (sign-out, another device's password change,
+                // S3): the socket came back as a guest, so the page must not show the player
+                // signed in any more.
+                if user.is_none() && self.signed_in() {
+                    self.account = Some(None);
+                }
+            }
             ServerMsg::Pong { .. } => {}
             ServerMsg::Lobby { rooms, total, .. } => {
                 self.lobby = rooms;
@@ -254,8 +274,9 @@ impl AppState {
         let lang = self.lang;
         let on_this_room = self.route.room_id() == Some(view.id.as_str());
         if !on_this_room {
-            if !answers_me {
-                // A late snapshot of a room this screen has left.
+            // A late snapshot of a room this screen has left. After `next_room` the old room's
+            // last snapshot may still echo the request that ended it.
+            if !answers_me || self.followed.is_some() {
                 return;
             }
             self.route = Route::Room {
@@ -268,6 +289,10 @@ impl AppState {
         if let Some(prev) = &previous {
             if prev.view.moves != view.moves {
                 self.hint = None;
+            }
+            let was_pending = prev.view.result.as_ref().is_some_and(|r| r.pending);
+            if was_pending && view.result.as_ref().is_some_and(|r| !r.pending) {
+                self.announce(lang.t(T::AnnResultSaved).to_owned());
             }
             if prev.view.phase == Phase::Waiting && view.phase == Phase::Playing {
                 let who = match room_model::my_mark(&view) {
@@ -350,6 +375,41 @@ impl AppState {
                     kiosk: self.route.is_kiosk(),
                 };
             }
+            Event::RematchOffered { room, by } if here(&room) => {
+                let who = self
+                    .room_view()
+                    .map(|v| room_model::named_mark(v, by, lang))
+                    .unwrap_or_else(|| mark(by).to_owned());
+                self.announce(lang.f(T::AnnRematchOffered, &[&who]));
+            }
+            Event::RematchDeclined { room, by } if here(&room) => {
+                // The one who offered hears it in the banner; everyone else in the live region.
+                let offered = self
+                    .room_view()
+                    .and_then(room_model::my_mark)
+                    .is_some_and(|me| me != by);
+                let text = lang.t(T::AnnRematchDeclined).to_owned();
+                if offered {
+                    self.notify(text, false);
+                } else {
+                    self.announce(text);
+                }
+            }
+            Event::NextRoom { room, next }
+                if here(&room) || self.route.room_id() == Some(room.as_str()) =>
+            {
+                // M3.12: the server has already made `next` this connection's room and sends
+                // its snapshot next; players and spectators alike follow it.
+                self.room = None;
+                self.hint = None;
+                self.notice = None;
+                self.route = Route::Room {
+                    id: next.clone(),
+                    kiosk: self.route.is_kiosk(),
+                };
+                self.followed = Some(next);
+                self.announce(lang.t(T::AnnNextGame).to_owned());
+            }
             Event::Kicked { room } => {
                 if here(&room) || self.route.room_id() == Some(room.as_str()) {
                     self.go_home();
@@ -360,13 +420,20 @@ impl AppState {
                 if here(&room) || self.route.room_id() == Some(room.as_str()) =>
             {
                 self.go_home();
-                let t = match reason {
+                let t = match &reason {
                     CloseReason::HostLeft => T::AnnClosedHostLeft,
                     CloseReason::Ended => T::AnnClosedEnded,
                     CloseReason::Idle => T::AnnClosedIdle,
                     CloseReason::Shutdown => T::AnnClosedShutdown,
+                    CloseReason::Owner { .. } => T::AnnClosedOwner,
                 };
-                self.notify(lang.t(t).to_owned(), false);
+                let text = match reason {
+                    CloseReason::Owner { message } if !message.is_empty() => {
+                        format!("{}: {message}", lang.t(t))
+                    }
+                    _ => lang.t(t).to_owned(),
+                };
+                self.notify(text, false);
             }
             // Events of a room this screen no longer shows.
             _ => {}
@@ -427,6 +494,7 @@ pub fn error_text(code: ErrorCode) -> Option<T> {
         ErrorCode::SignedOut => T::ErrSignedOut,
         ErrorCode::NotFinished => T::ErrNotFinished,
         ErrorCode::PlayAgainUnavailable => T::ErrPlayAgainUnavailable,
+        ErrorCode::TooManyRatedGames => T::ErrTooManyRatedGames,
     })
 }
 
@@ -582,6 +650,132 @@ mod tests {
             ratings: vec![],
         })));
         assert_eq!(won.announcement.text, "Omar (O) wins with a line");
+    }
+
+    #[test]
+    fn next_room_moves_players_and_spectators_to_the_new_game() {
+        for kiosk in [false, true] {
+            let state = AppState::default()
+                .next(Action::Navigate(Route::Room {
+                    id: "r1".into(),
+                    kiosk,
+                }))
+                .next(server(ServerMsg::Room {
+                    id: None,
+                    room: Box::new(online_playing()),
+                }))
+                .next(server(ServerMsg::Event(Event::NextRoom {
+                    room: "r1".into(),
+                    next: "r2".into(),
+                })));
+            assert_eq!(
+                state.route,
+                Route::Room {
+                    id: "r2".into(),
+                    kiosk
+                }
+            );
+            assert_eq!(state.followed.as_deref(), Some("r2"));
+            assert!(state.room.is_none());
+            // The old room's last snapshot, echoing the request that ended it, stays away.
+            let state = state.next(server(ServerMsg::Room {
+                id: Some(10),
+                room: Box::new(online_playing()),
+            }));
+            assert_eq!(
+                state.route,
+                Route::Room {
+                    id: "r2".into(),
+                    kiosk
+                }
+            );
+            assert!(state.room.is_none());
+            // The new room's snapshot, sent without an id to the followers, is shown.
+            let mut next = online_playing();
+            next.id = "r2".into();
+            let state = state.next(server(ServerMsg::Room {
+                id: None,
+                room: Box::new(next),
+            }));
+            assert_eq!(state.room_view().map(|r| r.id.as_str()), Some("r2"));
+            // Navigating away ends the following: coming back opens the room again.
+            let state = state.next(Action::Navigate(Route::Home));
+            assert_eq!(state.followed, None);
+        }
+    }
+
+    #[test]
+    fn a_declined_rematch_is_told_to_the_one_who_offered() {
+        let mut room = online_playing();
+        room.phase = Phase::Finished;
+        let state = on_room("r1").next(server(ServerMsg::Room {
+            id: None,
+            room: Box::new(room),
+        }));
+        let offered = state
+            .clone()
+            .next(server(ServerMsg::Event(Event::RematchOffered {
+                room: "r1".into(),
+                by: Mark::O,
+            })));
+        assert_eq!(
+            offered.announcement.text,
+            "Omar (O) offers a rematch, colours swapped"
+        );
+        // Omar (O) declined Sara's offer: Sara, the reader, sees it in the banner.
+        let declined = state.next(server(ServerMsg::Event(Event::RematchDeclined {
+            room: "r1".into(),
+            by: Mark::O,
+        })));
+        assert_eq!(
+            declined.notice.map(|n| n.text).as_deref(),
+            Some("The rematch was declined")
+        );
+    }
+
+    #[test]
+    fn a_pending_result_announces_when_it_is_saved() {
+        let mut room = online_playing();
+        room.phase = Phase::Finished;
+        room.result = Some(protocol::view::ResultView {
+            end: GameEnd::Agreed,
+            rated: true,
+            ratings: vec![],
+            pending: true,
+        });
+        let state = on_room("r1").next(server(ServerMsg::Room {
+            id: None,
+            room: Box::new(room.clone()),
+        }));
+        if let Some(r) = room.result.as_mut() {
+            r.pending = false;
+        }
+        let state = state.next(server(ServerMsg::Room {
+            id: None,
+            room: Box::new(room),
+        }));
+        assert_eq!(state.announcement.text, "Result saved: the ratings changed");
+    }
+
+    #[test]
+    fn a_guest_hello_signs_the_page_out() {
+        let hello = |user| {
+            server(ServerMsg::Hello {
+                version: protocol::PROTOCOL_VERSION,
+                user,
+                name: "Guest 3f9a".into(),
+                max_frame_bytes: 4096,
+                max_messages_per_s: 20,
+                you: protocol::Name::Guest { tag: "3f9a".into() },
+            })
+        };
+        let signed_in = AppState::default().next(Action::Account(Some(Account {
+            id: 7,
+            username: "pia".into(),
+        })));
+        assert!(signed_in.clone().next(hello(Some(7))).signed_in());
+        let ended = signed_in.next(hello(None));
+        assert_eq!(ended.account, Some(None));
     }
 
     #[test]

@@ -79,6 +79,12 @@ pub struct Server {
 impl Server {
     /// Starts the server with the kiosk's idle return after `kiosk_idle_s` seconds.
     pub async fn start(kiosk_idle_s: u64) -> Server {
+        Server::start_with(kiosk_idle_s, None, &[]).await
+    }
+
+    /// Starts the server with its data in `data_dir` (a fresh temporary one when `None`) and
+    /// `extra` flags after the usual ones.
+    pub async fn start_with(kiosk_idle_s: u64, data_dir: Option<&Path>, extra: &[&str]) -> Server {
         let bin = server_binary();
         assert!(
             bin.is_file(),
@@ -91,7 +97,7 @@ impl Server {
             .arg("--bind")
             .arg("127.0.0.1:0")
             .arg("--data-dir")
-            .arg(data.path().join("data"))
+            .arg(data_dir.map_or_else(|| data.path().join("data"), Path::to_path_buf))
             .arg("--port-file")
             .arg(&port_file)
             .arg("--kiosk-idle")
@@ -101,6 +107,7 @@ impl Server {
             // Browser tests register several players from 127.0.0.1.
             .arg("--max-registrations-per-address")
             .arg("0")
+            .args(extra)
             .stdin(Stdio::null())
             .kill_on_drop(true)
             .spawn()
@@ -158,20 +165,50 @@ impl Driver {
             bin.display()
         );
         let home = tempfile::tempdir().expect("temporary browser home");
-        let port = free_port();
-        let child = Command::new(&bin)
-            .arg(format!("--port={port}"))
-            .arg("--allowed-ips=127.0.0.1")
-            // Chromium inherits these: no writes to the real user's configuration.
-            .env("XDG_CONFIG_HOME", home.path().join("config"))
-            .env("XDG_CACHE_HOME", home.path().join("cache"))
-            .env("HOME", home.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start chromedriver");
-        wait_for_port(port, "chromedriver").await;
+        // The free port may be taken by another process before chromedriver binds it (the
+        // machine runs other tests too): then chromedriver exits, and another port is tried.
+        let mut attempt = 0;
+        let (child, port) = loop {
+            attempt += 1;
+            let port = free_port();
+            let mut child = Command::new(&bin)
+                .arg(format!("--port={port}"))
+                .arg("--allowed-ips=127.0.0.1")
+                // Chromium inherits these: no writes to the real user's configuration.
+                .env("XDG_CONFIG_HOME", home.path().join("config"))
+                .env("XDG_CACHE_HOME", home.path().join("cache"))
+                .env("HOME", home.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("start chromedriver");
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let listening = loop {
+                if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .is_ok()
+                {
+                    break true;
+                }
+                let exited = child.try_wait().ok().flatten().is_some();
+                if exited || Instant::now() >= deadline {
+                    break false;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            };
+            if listening {
+                break (child, port);
+            }
+            if let Err(e) = child.start_kill() {
+                eprintln!("could not stop a chromedriver that did not listen: {e}");
+            }
+            assert!(
+                attempt < 3,
+                "chromedriver did not listen on three free ports"
+            );
+            eprintln!("chromedriver did not listen on {port}; trying another port");
+        };
         Driver {
             child,
             url: format!("http://127.0.0.1:{port}"),
@@ -287,12 +324,22 @@ where
     for &(w, h) in sizes {
         clients.push(driver.session(w, h).await);
     }
+    run_prepared(name, clients, steps).await;
+}
+
+/// [`run_sessions`] for sessions made beforehand (e.g. prepared through DevTools).
+pub async fn run_prepared<F, Fut>(name: &str, clients: Vec<Client>, steps: F)
+where
+    F: FnOnce(Vec<Client>) -> Fut,
+    Fut: Future<Output = Outcome> + Send + 'static,
+{
+    let single = clients.len() == 1;
     // The steps run in their own task so that a panicking assertion still lets us close.
     let outcome = tokio::spawn(steps(clients.clone())).await;
     let failed = !matches!(outcome, Ok(Ok(())));
     for (i, client) in clients.into_iter().enumerate() {
         if failed {
-            let shot = if sizes.len() == 1 {
+            let shot = if single {
                 format!("FAILED-{name}")
             } else {
                 format!("FAILED-{name}-{i}")
@@ -734,6 +781,15 @@ pub async fn start_rated_game<'a>(
     guest_name: &str,
 ) -> Result<(&'a Client, &'a Client), Box<dyn std::error::Error + Send + Sync>> {
     open_live(host, &format!("{base}/")).await?;
+    // Phones open the form with the floating button first.
+    let form_shown = js(
+        host,
+        "const b = document.querySelector('#create-submit'); return !!b && b.offsetParent !== null;",
+    )
+    .await?;
+    if form_shown != true {
+        click(host, "#fab-create").await?;
+    }
     click(host, "#create-submit").await?;
     eventually("the waiting room", || async {
         host.find(Locator::Css("#start")).await.ok()
@@ -753,8 +809,109 @@ pub async fn start_rated_game<'a>(
     })
     .await?;
     click(host, "#start").await?;
-    let host_is_x = eventually("the marks assigned", || async {
-        let rail = text_of(host, "#rail-text").await?;
+    let host_is_x = plays_x(host).await?;
+    Ok(if host_is_x {
+        (host, guest)
+    } else {
+        (guest, host)
+    })
+}
+
+/// A small tmpfs mounted for a test (a card that can fill up), unmounted when dropped. Needs
+/// root; [`TmpfsMount::new`] says why it cannot mount otherwise.
+#[derive(Debug)]
+pub struct TmpfsMount {
+    pub path: PathBuf,
+}
+
+impl TmpfsMount {
+    pub fn new(path: &Path, size: &str) -> Result<TmpfsMount, String> {
+        std::fs::create_dir_all(path).map_err(|e| e.to_string())?;
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(path)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount -t tmpfs failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(TmpfsMount {
+            path: path.to_owned(),
+        })
+    }
+}
+
+impl Drop for TmpfsMount {
+    fn drop(&mut self) {
+        // Lazy: the server may still be exiting when a failing test unwinds.
+        match std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.path)
+            .status()
+        {
+            Ok(s) if s.success() => {}
+            other => eprintln!("umount {} failed: {other:?}", self.path.display()),
+        }
+    }
+}
+
+/// Appends zeros to `filler` until the file system refuses; returns the bytes written.
+pub fn fill_up(filler: &Path) -> std::io::Result<u64> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(filler)?;
+    let chunk = vec![0u8; 4096];
+    let mut written = 0;
+    while file.write_all(&chunk).is_ok() {
+        written += chunk.len() as u64;
+    }
+    // The last partial write may leave a few bytes; the card is full either way.
+    Ok(written)
+}
+
+/// The QR codes Debian's `zbarimg` reads in the PNG `png`, one string per code (the same
+/// reader the status display's `qr_readback` test uses).
+pub fn qr_decode(png: &[u8]) -> Result<Vec<String>, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let path = dir.path().join("qr.png");
+    std::fs::write(&path, png).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("zbarimg")
+        .args(["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable"])
+        .arg(&path)
+        .output()
+        .map_err(|e| format!("cannot run zbarimg (Debian zbar-tools): {e}"))?;
+    // zbarimg exits 4 when it finds no code.
+    if !out.status.success() {
+        return Err(format!(
+            "zbarimg found no QR code ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect())
+}
+
+/// The PNG of the element `css` as the browser draws it.
+pub async fn element_png(client: &Client, css: &str) -> Result<Vec<u8>, String> {
+    let el = client
+        .find(Locator::Css(css))
+        .await
+        .map_err(|e| format!("{css}: {e}"))?;
+    el.screenshot().await.map_err(|e| format!("{css}: {e}"))
+}
+
+/// Whether the reader of this rated game plays X, from the rail once the marks are assigned.
+pub async fn plays_x(client: &Client) -> Result<bool, String> {
+    eventually("the marks assigned", || async {
+        let rail = text_of(client, "#rail-text").await?;
         if rail.contains("you are X") || rail.contains("You are X") {
             Some(true)
         } else if rail.contains("you are O") || rail.contains("You are O") {
@@ -763,10 +920,103 @@ pub async fn start_rated_game<'a>(
             None
         }
     })
-    .await?;
-    Ok(if host_is_x {
-        (host, guest)
-    } else {
-        (guest, host)
+    .await
+}
+
+/// What the live regions have said last (both of them: a repeated sentence alternates).
+pub async fn announced(client: &Client) -> String {
+    js(
+        client,
+        "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;",
+    )
+    .await
+    .ok()
+    .and_then(|v| v.as_str().map(str::to_owned))
+    .unwrap_or_default()
+}
+
+/// The page's path.
+pub async fn path(client: &Client) -> Result<String, String> {
+    Ok(js(client, "return location.pathname;")
+        .await?
+        .as_str()
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// Waits for the page's path to be `want`.
+pub async fn wait_path_is(client: &Client, want: &str) -> Outcome {
+    eventually(&format!("the address {want}"), || async {
+        (path(client).await.ok()? == want).then_some(())
     })
+    .await?;
+    Ok(())
+}
+
+/// Waits until nothing matches `css`.
+pub async fn wait_gone(client: &Client, css: &str) -> Outcome {
+    eventually(&format!("{css} gone"), || async {
+        client.find(Locator::Css(css)).await.is_err().then_some(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// The layout checks' verdict: every problem found, or none.
+pub fn report(problems: &[String]) -> Outcome {
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} layout problems:\n{}",
+            problems.len(),
+            problems.join("\n")
+        )
+        .into())
+    }
+}
+
+/// A room made over the protocol by a new guest connection, which must stay open while the
+/// room is to be seen; returns once the room's snapshot arrived.
+pub async fn room_over_protocol(
+    base: &str,
+    room: protocol::CreateRoom,
+) -> Result<xo_client::Client, String> {
+    let mut client = xo_client::Client::connect(base, None, protocol::Framing::Text)
+        .await
+        .map_err(|e| e.to_string())?;
+    let id = client.id();
+    client
+        .send(protocol::ClientMsg::CreateRoom { id, room })
+        .await
+        .map_err(|e| e.to_string())?;
+    loop {
+        match client.recv().await.map_err(|e| e.to_string())? {
+            protocol::ServerMsg::Room { .. } => return Ok(client),
+            protocol::ServerMsg::Error { message, .. } => return Err(message),
+            _ => continue,
+        }
+    }
+}
+
+/// The top and bottom of an element's box, relative to the viewport.
+pub async fn span(c: &Client, css: &str) -> Result<(f64, f64), String> {
+    let v = js(
+        c,
+        &format!(
+            "const r = document.querySelector(\"{css}\").getBoundingClientRect(); return [r.top, r.bottom];"
+        ),
+    )
+    .await?;
+    Ok((v[0].as_f64().unwrap_or(-1.0), v[1].as_f64().unwrap_or(1e9)))
+}
+
+/// Asserts that the element `css` lies inside a viewport `height` px tall.
+pub async fn assert_in_view(c: &Client, css: &str, height: f64) -> Outcome {
+    let (top, bottom) = span(c, css).await?;
+    assert!(
+        top >= -0.5 && bottom <= height + 0.5,
+        "{css} must be inside the {height} px viewport: {top}..{bottom}"
+    );
+    Ok(())
 }

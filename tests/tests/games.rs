@@ -6,9 +6,9 @@
 use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use xo_tests::{
-    Driver, Outcome, Server, attr_of, click, click_cell, eventually, js, marks, open_live as open,
-    play, register, run_session, run_sessions, save_screenshot, start_local_game, start_rated_game,
-    text_of, type_into, wait_js, wait_marks, wait_text,
+    Driver, Outcome, Server, announced, assert_in_view, attr_of, click, click_cell, eventually, js,
+    marks, open_live as open, play, plays_x, register, run_session, run_sessions, save_screenshot,
+    start_local_game, start_rated_game, text_of, type_into, wait_js, wait_marks, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
@@ -243,6 +243,9 @@ async fn two_players_play_a_rated_passcode_game_watched_by_a_spectator() {
             t.contains("Wrong passcode").then_some(())
         })
         .await?;
+        // The error for what the phone just did shows where its user is: at the top of the
+        // viewport, though the browser scrolled down to Join to tap it (14.4).
+        assert_in_view(guest, "#notice", 640.0).await?;
         guest.find(Locator::Css("#join-passcode")).await?.clear().await?;
         type_into(guest, "#join-passcode", "4321").await?;
         click(guest, "#join").await?;
@@ -271,17 +274,7 @@ async fn two_players_play_a_rated_passcode_game_watched_by_a_spectator() {
         })
         .await?;
         // Whoever is X plays the top row; O answers on the middle row.
-        let host_is_x = eventually("the marks assigned", || async {
-            let rail = text_of(host, "#rail-text").await?;
-            if rail.contains("you are X") || rail.contains("You are X") {
-                Some(true)
-            } else if rail.contains("you are O") || rail.contains("You are O") {
-                Some(false)
-            } else {
-                None
-            }
-        })
-        .await?;
+        let host_is_x = plays_x(host).await?;
         let (x, o) = if host_is_x { (host, guest) } else { (guest, host) };
         let (x_name, o_name) = if host_is_x { ("hostess", "visitor") } else { ("visitor", "hostess") };
         // E4, spectator form: either named player as winner, or Draw (the default).
@@ -659,14 +652,6 @@ async fn start_local_infinite(c: &Client, base: &str, seconds: u8) -> Outcome {
     })
     .await?;
     Ok(())
-}
-
-async fn announced(c: &Client) -> String {
-    js(c, "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;")
-        .await
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 #[tokio::test]

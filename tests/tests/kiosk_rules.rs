@@ -1,38 +1,21 @@
 //! Browser tests of issue 14's rules for the kiosk and phones: what needs an answer comes to
 //! the user in a banner at the top of the viewport (14.4), abandoned kiosk games end (14.5),
-//! and Arabic keeps names, marks, numbers and clocks in reading order (14.7). Run by
-//! `scripts/test-browser`.
+//! Play again and Rematch in one tap, followed by spectators (14.6), Arabic keeps names,
+//! marks, numbers and clocks in reading order and words the names the server makes (14.7),
+//! a rated result waits as pending on a full card, and the kiosk's Wi-Fi QR code reads back.
+//! Run by `scripts/test-browser`.
 
 use fantoccini::{Client, Locator};
-use protocol::{ClientMsg, CreateRoom, Framing, OpponentRequest};
+use protocol::{CreateRoom, OpponentRequest};
 use xo_tests::{
-    Driver, Outcome, Server, click, eventually, js, open_live, play, register, run_session,
-    run_sessions, set_lang, start_local_game, text_of, type_into, wait_text,
+    Driver, Outcome, Server, TmpfsMount, announced, assert_in_view, check_layout_matrix, click,
+    eventually, js, open_live, path, play, plays_x, register, report, room_over_protocol,
+    run_session, run_sessions, set_lang, span, start_local_game, text_of, type_into, wait_gone,
+    wait_path_is, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
 const PHONE: (u32, u32) = (360, 640);
-
-/// The top and bottom of an element's box, relative to the viewport.
-async fn span(c: &Client, css: &str) -> Result<(f64, f64), String> {
-    let v = js(
-        c,
-        &format!(
-            "const r = document.querySelector(\"{css}\").getBoundingClientRect(); return [r.top, r.bottom];"
-        ),
-    )
-    .await?;
-    Ok((v[0].as_f64().unwrap_or(-1.0), v[1].as_f64().unwrap_or(1e9)))
-}
-
-async fn assert_in_view(c: &Client, css: &str, height: f64) -> Outcome {
-    let (top, bottom) = span(c, css).await?;
-    assert!(
-        top >= -0.5 && bottom <= height + 0.5,
-        "{css} must be inside the {height} px viewport: {top}..{bottom}"
-    );
-    Ok(())
-}
 
 async fn scroll_to_bottom(c: &Client) -> Outcome {
     js(
@@ -41,14 +24,6 @@ async fn scroll_to_bottom(c: &Client) -> Outcome {
     )
     .await?;
     Ok(())
-}
-
-async fn announced(c: &Client) -> String {
-    js(c, "return document.querySelector('#live').textContent + document.querySelector('#live-alt').textContent;")
-        .await
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 #[tokio::test]
@@ -96,17 +71,7 @@ async fn join_requests_and_draw_offers_reach_a_phone_scrolled_down() {
             })
             .await?;
             click(host, "#start").await?;
-            let host_is_x = eventually("the marks assigned", || async {
-                let rail = text_of(host, "#rail-text").await?;
-                if rail.contains("you are X") || rail.contains("You are X") {
-                    Some(true)
-                } else if rail.contains("you are O") || rail.contains("You are O") {
-                    Some(false)
-                } else {
-                    None
-                }
-            })
-            .await?;
+            let host_is_x = plays_x(host).await?;
             let (x, o) = if host_is_x {
                 (host, guest)
             } else {
@@ -129,13 +94,7 @@ async fn join_requests_and_draw_offers_reach_a_phone_scrolled_down() {
             })
             .await?;
             click(o, "#decline-draw").await?;
-            eventually("the offer answered", || async {
-                o.find(Locator::Css("#draw-prompt"))
-                    .await
-                    .is_err()
-                    .then_some(())
-            })
-            .await?;
+            wait_gone(o, "#draw-prompt").await?;
             Ok(())
         },
     )
@@ -172,30 +131,14 @@ async fn an_idle_kiosk_game_asks_still_playing_then_ends_and_leaves_live_rooms()
         .await?;
         // Yes keeps the game.
         click(&c, "#still-playing").await?;
-        eventually("the question gone", || async {
-            c.find(Locator::Css("#still-playing"))
-                .await
-                .is_err()
-                .then_some(())
-        })
-        .await?;
-        assert!(
-            js(&c, "return location.pathname;")
-                .await?
-                .as_str()
-                .unwrap_or_default()
-                .starts_with("/kiosk/room/")
-        );
+        wait_gone(&c, "#still-playing").await?;
+        assert!(path(&c).await?.starts_with("/kiosk/room/"));
         // No answer: the game ends and the kiosk goes home; the room is no longer live.
         eventually("Still playing? again", || async {
             c.find(Locator::Css("#still-playing")).await.ok()
         })
         .await?;
-        eventually("the kiosk home", || async {
-            let path = js(&c, "return location.pathname;").await.ok()?;
-            (path == "/kiosk").then_some(())
-        })
-        .await?;
+        wait_path_is(&c, "/kiosk").await?;
         eventually("the room gone from Live rooms", || async {
             let n = js(
                 &c,
@@ -225,21 +168,11 @@ async fn home_and_exit_in_a_local_game_ask_once_then_end_it() {
         // ◀ Home asks first; No keeps the game.
         click(&c, ".home-link").await?;
         click(&c, "#leave-yes-no").await?;
-        assert!(
-            js(&c, "return location.pathname;")
-                .await?
-                .as_str()
-                .unwrap_or_default()
-                .starts_with("/kiosk/room/")
-        );
+        assert!(path(&c).await?.starts_with("/kiosk/room/"));
         // Exit asks too; Yes ends the game and goes home.
         click(&c, "#exit").await?;
         click(&c, "#leave-yes").await?;
-        eventually("the kiosk home", || async {
-            let path = js(&c, "return location.pathname;").await.ok()?;
-            (path == "/kiosk").then_some(())
-        })
-        .await?;
+        wait_path_is(&c, "/kiosk").await?;
         eventually("no live rooms", || async {
             c.find(Locator::Css("#lobby-empty")).await.ok()
         })
@@ -305,23 +238,17 @@ async fn arabic_keeps_names_marks_numbers_and_clocks_in_reading_order() {
     let base = server.base.clone();
     run_session(&driver, "arabic-order", KIOSK, move |c| async move {
         // A room made over the protocol, with Latin names, for the Live rooms row.
-        let mut other = xo_client::Client::connect(&base, None, Framing::Text)
-            .await
-            .map_err(|e| e.to_string())?;
-        let id = other.id();
-        other
-            .send(ClientMsg::CreateRoom {
-                id,
-                room: CreateRoom {
-                    game: engine::Game::Xo,
-                    opponent: OpponentRequest::Local {
-                        names: ["Lina".into(), "Adam".into()],
-                    },
-                    time_per_move_s: None,
+        let other = room_over_protocol(
+            &base,
+            CreateRoom {
+                game: engine::Game::Xo,
+                opponent: OpponentRequest::Local {
+                    names: ["Lina".into(), "Adam".into()],
                 },
-            })
-            .await
-            .map_err(|e| e.to_string())?;
+                time_per_move_s: None,
+            },
+        )
+        .await?;
         open_live(&c, &format!("{base}/kiosk")).await?;
         set_lang(&c, "ar").await?;
         assert_reads_right_to_left(&c, "#room-list .room-players", &["Lina", "ضد", "Adam"]).await?;
@@ -385,5 +312,523 @@ async fn arabic_keeps_names_marks_numbers_and_clocks_in_reading_order() {
         other.close().await;
         Ok(())
     })
+    .await;
+}
+
+/// The name on the card of the player holding `m`.
+async fn name_with_mark(c: &Client, m: &str) -> Result<String, String> {
+    let name = js(
+        c,
+        &format!(
+            "const card = [...document.querySelectorAll('.card')].find(c => c.querySelector(\".card-mark[aria-label='{m}']\"));
+             return card ? card.querySelector('.name').textContent : null;"
+        ),
+    )
+    .await?;
+    name.as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("no card holds {m}"))
+}
+
+/// Asserts that `css` is the largest visible button on the screen (UI.md: after a game, Play
+/// again or Rematch is the largest button), naming the one that is larger.
+async fn assert_largest_button(c: &Client, css: &str) -> Outcome {
+    let found = js(
+        c,
+        &format!(
+            "const me = document.querySelector(\"{css}\");
+             if (!me) return 'missing';
+             const area = e => {{ const r = e.getBoundingClientRect(); return r.width * r.height; }};
+             const mine = area(me);
+             const bigger = [...document.querySelectorAll('button')]
+               .filter(b => b !== me && b.offsetParent !== null && area(b) > mine)
+               .map(b => `${{b.id || b.className}} ${{Math.round(area(b))}} px² > ${{Math.round(mine)}} px²`);
+             return bigger.length ? bigger.join('; ') : 'ok';"
+        ),
+    )
+    .await?;
+    assert_eq!(found, "ok", "{css} must be the largest button");
+    Ok(())
+}
+
+/// Plays the first free cell until the game is over (a bot game: the bot answers each move).
+async fn play_to_the_end(c: &Client) -> Outcome {
+    for _ in 0..9 {
+        let state = eventually("a move to make or the result", || async {
+            let v = js(
+                c,
+                "if (document.querySelector('#result')) return 'over';
+                 const cell = document.querySelector(\"#board [data-cell][aria-disabled='false']\");
+                 if (!cell) return null;
+                 const n = document.querySelectorAll('#board .mark').length;
+                 cell.click();
+                 return n;",
+            )
+            .await
+            .ok()?;
+            (!v.is_null()).then_some(v)
+        })
+        .await?;
+        if state == "over" {
+            return Ok(());
+        }
+        let before = state.as_u64().unwrap_or(0);
+        eventually("the move placed", || async {
+            let n = js(
+                c,
+                "return document.querySelectorAll('#board .mark').length;",
+            )
+            .await
+            .ok()?;
+            (n.as_u64()? > before).then_some(())
+        })
+        .await?;
+    }
+    eventually("the result", || async {
+        c.find(Locator::Css("#result")).await.ok()
+    })
+    .await?;
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn play_again_starts_the_same_setup_in_one_tap() {
+    let server = Server::start(600).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "play-again", KIOSK, move |c| async move {
+        let mut problems = Vec::new();
+        // A local game, X winning along the top row.
+        start_local_game(&c, &base).await?;
+        let first = path(&c).await?;
+        let x_before = name_with_mark(&c, "X").await?;
+        for (i, cell) in [0u8, 3, 1, 4, 2].into_iter().enumerate() {
+            play(&c, cell, i as u64 + 1).await?;
+        }
+        eventually("the result", || async { text_of(&c, "#result").await }).await?;
+        assert_largest_button(&c, "#play-again").await?;
+        assert_eq!(
+            text_of(&c, "#result-play-again").await.as_deref(),
+            Some("Play again"),
+            "the result banner offers it too"
+        );
+        problems.extend(check_layout_matrix(&c, "kiosk-local-result", KIOSK).await?);
+        click(&c, "#play-again").await?;
+        eventually("a new room", || async {
+            let p = path(&c).await.ok()?;
+            (p != first && p.starts_with("/kiosk/room/")).then_some(())
+        })
+        .await?;
+        xo_tests::wait_marks(&c, 0).await?;
+        let x_after = name_with_mark(&c, "X").await?;
+        assert_ne!(x_before, x_after, "a local game played again swaps sides");
+        assert!(["Sara", "Omar"].contains(&x_after.as_str()), "{x_after}");
+        assert!(c.find(Locator::Css("#play-again")).await.is_err());
+
+        // A bot game in Arabic, played to its end, then again: the same bot, the human X.
+        open_live(&c, &format!("{base}/kiosk")).await?;
+        set_lang(&c, "ar").await?;
+        click(&c, "#play-bot").await?;
+        click(&c, "#bot-submit").await?;
+        eventually("the bot game", || async {
+            c.find(Locator::Css("#board")).await.ok()
+        })
+        .await?;
+        let first = path(&c).await?;
+        play_to_the_end(&c).await?;
+        wait_text(&c, "#play-again", "العب مجددًا").await?;
+        assert_largest_button(&c, "#play-again").await?;
+        click(&c, "#play-again").await?;
+        eventually("a new bot room", || async {
+            let p = path(&c).await.ok()?;
+            (p != first && p.starts_with("/kiosk/room/")).then_some(())
+        })
+        .await?;
+        xo_tests::wait_marks(&c, 0).await?;
+        assert_eq!(
+            name_with_mark(&c, "X").await?,
+            "أنت",
+            "the kiosk's human keeps X"
+        );
+        let bot = name_with_mark(&c, "O").await?;
+        assert!(
+            bot.contains("الروبوت") && bot.contains("٥٠"),
+            "the same bot: {bot}"
+        );
+        set_lang(&c, "en").await?;
+        report(&problems)
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn rematch_is_offered_answered_and_followed_by_both_players_and_a_spectator() {
+    let server = Server::start(600).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_sessions(
+        &driver,
+        "rematch",
+        &[PHONE, PHONE, KIOSK],
+        move |sessions| async move {
+            let (host, guest, kiosk) = (&sessions[0], &sessions[1], &sessions[2]);
+            let mut problems = Vec::new();
+            register(host, &base, "rival_one").await?;
+            register(guest, &base, "rival_two").await?;
+            let (x, o) = xo_tests::start_rated_game(host, guest, &base, "rival_two").await?;
+            let x_name = if std::ptr::eq(x, host) {
+                "rival_one"
+            } else {
+                "rival_two"
+            };
+            let old = path(host).await?;
+            let room = old.trim_start_matches("/room/").to_owned();
+            open_live(kiosk, &format!("{base}/kiosk/room/{room}")).await?;
+            eventually("the spectator's board", || async {
+                kiosk.find(Locator::Css("#board")).await.ok()
+            })
+            .await?;
+            // X wins on the middle column.
+            for (i, (who, cell)) in [(x, 4u8), (o, 0), (x, 1), (o, 2), (x, 7)]
+                .into_iter()
+                .enumerate()
+            {
+                play(who, cell, i as u64 + 1).await?;
+            }
+            for who in [x, o] {
+                eventually("the result", || async {
+                    who.find(Locator::Css("#result")).await.ok()
+                })
+                .await?;
+            }
+            assert_largest_button(x, "#rematch").await?;
+            // X offers; O, scrolled down, is asked at the top of the screen.
+            scroll_to_bottom(o).await?;
+            click(x, "#rematch").await?;
+            eventually("the offer for O", || async {
+                o.find(Locator::Css("#rematch-prompt")).await.ok()
+            })
+            .await?;
+            assert_in_view(o, "#rematch-prompt", 640.0).await?;
+            assert_in_view(o, "#accept-rematch", 640.0).await?;
+            assert_in_view(o, "#decline-rematch", 640.0).await?;
+            let asked = text_of(o, "#rematch-prompt").await.unwrap_or_default();
+            assert!(
+                asked.contains(x_name) && asked.contains("offers a rematch"),
+                "{asked}"
+            );
+            eventually("the offer announced", || async {
+                announced(o)
+                    .await
+                    .contains("offers a rematch")
+                    .then_some(())
+            })
+            .await?;
+            eventually("X's offer waiting", || async {
+                (xo_tests::attr_of(x, "#rematch", "disabled").await.is_some()).then_some(())
+            })
+            .await?;
+            assert_eq!(
+                text_of(x, "#rematch").await.as_deref(),
+                Some("Rematch offered")
+            );
+            wait_text(kiosk, "#rematch-note", "offers a rematch").await?;
+            problems.extend(check_layout_matrix(o, "online-rematch-offer", PHONE).await?);
+            set_lang(o, "ar").await?;
+            wait_text(o, "#rematch-prompt", "يعرض إعادة المباراة").await?;
+            set_lang(o, "en").await?;
+            // O declines: X hears it in the banner; the question is gone.
+            click(o, "#decline-rematch").await?;
+            wait_text(x, "#notice", "The rematch was declined").await?;
+            wait_gone(o, "#rematch-prompt").await?;
+            // Then O offers in turn and X accepts from the banner.
+            click(o, "#rematch").await?;
+            click(x, "#accept-rematch").await?;
+            let new = eventually("the new room for X", || async {
+                let p = path(x).await.ok()?;
+                (p != old && p.starts_with("/room/")).then_some(p)
+            })
+            .await?;
+            eventually("O in the same new room", || async {
+                (path(o).await.ok()? == new).then_some(())
+            })
+            .await?;
+            eventually("the spectator following", || async {
+                (path(kiosk).await.ok()? == format!("/kiosk{new}")).then_some(())
+            })
+            .await?;
+            // Colours swapped: the old X is now O, and the new X moves first.
+            wait_text(x, "#rail-text", "You are O").await?;
+            wait_text(o, "#rail-text", "Your turn — you are X").await?;
+            for who in [x, o, kiosk] {
+                xo_tests::wait_marks(who, 0).await?;
+            }
+            assert!(kiosk.find(Locator::Css("#spectating")).await.is_ok());
+            play(o, 4, 1).await?;
+            for who in [x, kiosk] {
+                xo_tests::wait_marks(who, 1).await?;
+            }
+            report(&problems)
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn server_made_names_are_worded_in_the_readers_language() {
+    let server = Server::start(600).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "names", KIOSK, move |c| async move {
+        // A guest's bot game at 100 %, made over the protocol: the server names its two
+        // players as kinds (a guest with a tag, the bot with its difficulty).
+        let other = room_over_protocol(
+            &base,
+            CreateRoom {
+                game: engine::Game::Xo,
+                opponent: OpponentRequest::Bot {
+                    difficulty: Some(100),
+                    side: Some(engine::Mark::X),
+                },
+                time_per_move_s: None,
+            },
+        )
+        .await?;
+        open_live(&c, &format!("{base}/kiosk")).await?;
+        let row = wait_text(&c, "#room-list .room-players", "Guest ").await?;
+        assert!(row.contains("Bot 100 %"), "{row}");
+        set_lang(&c, "ar").await?;
+        let row = wait_text(&c, "#room-list .room-players", "ضيف").await?;
+        assert!(
+            row.contains("الروبوت")
+                && row.contains("١٠٠")
+                && !row.contains("Guest")
+                && !row.contains("Bot"),
+            "every word of the row in Arabic: {row}"
+        );
+        assert_reads_right_to_left(&c, "#room-list .room-players", &["ضيف", "ضد", "الروبوت"])
+            .await?;
+        // Watched from the kiosk, the cards and the rail word them too.
+        click(&c, "#room-list .room-link").await?;
+        let guest = wait_text(&c, "#seat-0 .name", "ضيف").await?;
+        assert!(!guest.contains("Guest"), "{guest}");
+        let bot = wait_text(&c, "#seat-1 .name", "الروبوت").await?;
+        assert!(bot.contains("١٠٠") && !bot.contains("Bot"), "{bot}");
+        let rail = wait_text(&c, "#rail-text", "ضيف").await?;
+        assert!(!rail.contains("Guest"), "{rail}");
+        // The kiosk's own bot game: its human is "You", not a guest name.
+        open_live(&c, &format!("{base}/kiosk")).await?;
+        click(&c, "#play-bot").await?;
+        click(&c, "#bot-submit").await?;
+        wait_text(&c, "#seat-0 .name", "أنت").await?;
+        set_lang(&c, "en").await?;
+        wait_text(&c, "#seat-0 .name", "You").await?;
+        other.close().await;
+        Ok(())
+    })
+    .await;
+}
+
+fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn a_rated_result_waits_as_pending_then_shows_the_rating_change() {
+    if !is_root() {
+        eprintln!("skipped: mounting a small tmpfs as a card that fills up needs root");
+        return;
+    }
+    let card = tempfile::tempdir().expect("a folder for the card");
+    let mount = match TmpfsMount::new(&card.path().join("card"), "6m") {
+        Ok(m) => m,
+        Err(reason) => {
+            eprintln!("skipped: {reason}");
+            return;
+        }
+    };
+    let filler = mount.path.join("filler");
+    let server = Server::start_with(600, Some(&mount.path.join("data")), &[]).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_sessions(
+        &driver,
+        "pending-result",
+        &[PHONE, KIOSK],
+        move |sessions| async move {
+            let (host, guest) = (&sessions[0], &sessions[1]);
+            let mut problems = Vec::new();
+            register(host, &base, "ana_card").await?;
+            register(guest, &base, "ben_card").await?;
+            let (x, o) = xo_tests::start_rated_game(host, guest, &base, "ben_card").await?;
+            play(x, 4, 1).await?;
+            play(o, 0, 2).await?;
+            play(x, 1, 3).await?;
+            play(o, 2, 4).await?;
+            // The card fills. redb may still find free pages inside its file, so accounts are
+            // registered (each keeps its pages) until three in a row are refused: what is left
+            // inside the file is then too little for a rated result.
+            xo_tests::fill_up(&filler)?;
+            let mut refused_in_a_row = 0;
+            for i in 0..300 {
+                let body = format!(r#"{{"username":"probe_{i}","password":"password123"}}"#);
+                let reply = xo_client::post_json(&base, "/api/register", &body)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                assert_ne!(reply.status, 500, "never an internal error");
+                if reply.status == 503 {
+                    refused_in_a_row += 1;
+                    if refused_in_a_row == 3 {
+                        break;
+                    }
+                } else {
+                    refused_in_a_row = 0;
+                    xo_tests::fill_up(&filler)?;
+                }
+            }
+            assert_eq!(refused_in_a_row, 3, "registrations on the full card are refused");
+            // X wins; the rated result cannot be written yet: both see it pending, no change.
+            play(x, 7, 5).await?;
+            for who in [x, o] {
+                wait_text(who, "#result-pending", "Result saved when the card can be written")
+                    .await?;
+                let result = text_of(who, "#result").await.unwrap_or_default();
+                assert!(result.contains("win"), "{result}");
+                let changes = js(who, "return document.querySelectorAll('.change').length;").await?;
+                assert_eq!(changes, 0, "no rating change before the result is stored");
+            }
+            problems.extend(check_layout_matrix(o, "online-pending", PHONE).await?);
+            // Space again: the server stores the result by itself; the change appears.
+            std::fs::remove_file(&filler)?;
+            for who in [x, o] {
+                wait_gone(who, "#result-pending").await?;
+                eventually("a gain and a loss", || async {
+                    let n = js(
+                        who,
+                        "return document.querySelectorAll('.change.gain').length + document.querySelectorAll('.change.loss').length;",
+                    )
+                    .await
+                    .ok()?;
+                    (n.as_u64()? == 2).then_some(())
+                })
+                .await?;
+                eventually("the saved result announced", || async {
+                    announced(who).await.contains("Result saved").then_some(())
+                })
+                .await?;
+            }
+            report(&problems)
+        },
+    )
+    .await;
+    drop(server);
+    drop(mount);
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn the_kiosk_wifi_qr_code_reads_back_as_the_guest_network() {
+    let server = Server::start_with(
+        600,
+        None,
+        &[
+            "--guest-wifi-ssid",
+            "Cafe Guests",
+            "--guest-wifi-password",
+            "pa;ss:word",
+        ],
+    )
+    .await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "wifi-qr", KIOSK, move |c| async move {
+        open_live(&c, &format!("{base}/kiosk")).await?;
+        for lang in ["en", "ar"] {
+            set_lang(&c, lang).await?;
+            eventually("the Wi-Fi QR code", || async {
+                c.find(Locator::Css("#wifi-qr svg")).await.ok()
+            })
+            .await?;
+            let wifi = xo_tests::qr_decode(&xo_tests::element_png(&c, "#wifi-qr").await?)?;
+            assert_eq!(
+                wifi,
+                ["WIFI:S:Cafe Guests;T:WPA;P:pa\\;ss\\:word;;"],
+                "{lang}: the Wi-Fi code joins the guest network"
+            );
+            let address = xo_tests::qr_decode(&xo_tests::element_png(&c, "#qr").await?)?;
+            assert_eq!(
+                address.as_slice(),
+                std::slice::from_ref(&base),
+                "{lang}: the address code opens the kiosk"
+            );
+            let name = text_of(&c, "#wifi-name").await.unwrap_or_default();
+            assert!(name.contains("Cafe Guests"), "{lang}: {name}");
+        }
+        let problems = check_layout_matrix(&c, "kiosk-home-wifi", KIOSK).await?;
+        report(&problems)
+    })
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn a_seat_move_is_told_at_the_top_of_the_phone_it_moved() {
+    let server = Server::start(600).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_sessions(
+        &driver,
+        "seat-move",
+        &[PHONE, PHONE, PHONE],
+        move |sessions| async move {
+            let (first, second, mover) = (&sessions[0], &sessions[1], &sessions[2]);
+            register(first, &base, "first_host").await?;
+            register(second, &base, "second_host").await?;
+            register(mover, &base, "mover").await?;
+            // The mover sits in the first host's open room.
+            click(first, "#fab-create").await?;
+            click(first, "#create-submit").await?;
+            let first_room = eventually("the first room", || async {
+                first.find(Locator::Css("#start")).await.ok()?;
+                let p = path(first).await.ok()?;
+                p.starts_with("/room/").then_some(p)
+            })
+            .await?;
+            open_live(mover, &format!("{base}{first_room}")).await?;
+            click(mover, "#join").await?;
+            wait_text(first, "#seat-1", "mover").await?;
+            // The second host's room asks for approval; the mover's request keeps the first
+            // seat until it is accepted (M3.4).
+            click(second, "#fab-create").await?;
+            click(second, "label[for='create-joining-1']").await?;
+            click(second, "#create-submit").await?;
+            let second_room = eventually("the second room", || async {
+                second.find(Locator::Css("#start")).await.ok()?;
+                let p = path(second).await.ok()?;
+                p.starts_with("/room/").then_some(p)
+            })
+            .await?;
+            open_live(mover, &format!("{base}{second_room}")).await?;
+            click(mover, "#join").await?;
+            wait_text(second, ".requests", "mover").await?;
+            scroll_to_bottom(mover).await?;
+            click(second, ".requests .accept").await?;
+            // The mover is told at the top of the screen, and the first seat is open again.
+            let notice = wait_text(mover, "#notice", "You moved to another room").await?;
+            assert!(!notice.is_empty());
+            assert_in_view(mover, "#notice", 640.0).await?;
+            wait_path_is(mover, &second_room).await?;
+            wait_text(second, "#seat-1", "mover").await?;
+            wait_text(first, "#seat-1", "Open seat").await?;
+            Ok(())
+        },
+    )
     .await;
 }

@@ -7,59 +7,29 @@
 
 use engine::Game;
 use fantoccini::{Client, Locator};
-use protocol::{ClientMsg, CreateRoom, Framing, OpponentRequest};
+use protocol::{CreateRoom, OpponentRequest};
 use xo_tests::{
     Driver, Outcome, Server, check_layout_matrix, click, eventually, js, open_live, play, register,
-    run_session, run_sessions, start_rated_game, wait_marks,
+    report, room_over_protocol, run_session, run_sessions, start_rated_game, wait_marks,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
 const DESKTOP: (u32, u32) = (1280, 800);
 const PHONE: (u32, u32) = (360, 640);
 
-fn report(problems: &[String]) -> Outcome {
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} layout problems:\n{}",
-            problems.len(),
-            problems.join("\n")
-        )
-        .into())
-    }
-}
-
 /// Opens local rooms over the protocol so the lobby has rows to show; the connections must
 /// stay open while the rows are looked at.
 async fn fill_lobby(base: &str, names: &[[&str; 2]]) -> Result<Vec<xo_client::Client>, String> {
     let mut clients = Vec::new();
     for (i, pair) in names.iter().enumerate() {
-        let mut client = xo_client::Client::connect(base, None, Framing::Text)
-            .await
-            .map_err(|e| e.to_string())?;
-        let id = client.id();
-        client
-            .send(ClientMsg::CreateRoom {
-                id,
-                room: CreateRoom {
-                    game: if i % 2 == 0 { Game::Infinite } else { Game::Xo },
-                    opponent: OpponentRequest::Local {
-                        names: [pair[0].to_owned(), pair[1].to_owned()],
-                    },
-                    time_per_move_s: Some(30),
-                },
-            })
-            .await
-            .map_err(|e| e.to_string())?;
-        loop {
-            match client.recv().await.map_err(|e| e.to_string())? {
-                protocol::ServerMsg::Room { .. } => break,
-                protocol::ServerMsg::Error { message, .. } => return Err(message),
-                _ => continue,
-            }
-        }
-        clients.push(client);
+        let room = CreateRoom {
+            game: if i % 2 == 0 { Game::Infinite } else { Game::Xo },
+            opponent: OpponentRequest::Local {
+                names: [pair[0].to_owned(), pair[1].to_owned()],
+            },
+            time_per_move_s: Some(30),
+        };
+        clients.push(room_over_protocol(base, room).await?);
     }
     Ok(clients)
 }

@@ -103,6 +103,10 @@ pub enum ErrorCode {
     NotFinished,
     /// Play again is for bot and local games; online games offer a rematch (M3.12).
     PlayAgainUnavailable,
+    /// The players' network address has started its budget of rated games within the hour
+    /// (issue 10.3: rated games are kept for ever); the game can start once the oldest leaves
+    /// the hour.
+    TooManyRatedGames,
 }
 
 impl ErrorCode {
@@ -151,6 +155,7 @@ impl ErrorCode {
             ErrorCode::SignedOut => "signed_out",
             ErrorCode::NotFinished => "not_finished",
             ErrorCode::PlayAgainUnavailable => "play_again_unavailable",
+            ErrorCode::TooManyRatedGames => "too_many_rated_games",
         }
     }
 }

@@ -15,10 +15,24 @@
 //! | `GET /api/leaderboard?game=xo\|infinite` | | 200 [`Leaderboard`] | `bad_game` |
 //! | `GET /api/games/{id}` | | 200 [`GameView`] | `unknown_game` |
 //! | `GET /api/rooms` | | 200 `[RoomSummary]` ([`crate::RoomSummary`]) | |
+//! | `DELETE /api/me` | [`DeleteAccount`] | 200 [`SignedOut`], cookie cleared; sessions and WebSockets end; games kept with the seat named [`DELETED_PLAYER_NAME`] | `not_signed_in`, `wrong_password`, `last_owner`, `too_many_attempts`, `storage_unavailable` |
+//! | `POST /api/kiosk/owner-code` | `{}` | 200 [`OwnerCode`] | `not_kiosk` (not from the kiosk itself) |
+//! | `POST /api/owner/claim` | [`ClaimOwner`] | 200 [`Owners`] | `not_signed_in`, `bad_owner_code` |
+//! | `GET /api/owner` | | 200 [`Owners`] | `not_signed_in`, `not_owner` |
+//! | `DELETE /api/owner/owners/{id}` | `{}` | 200 [`Owners`] | `not_signed_in`, `not_owner`, `last_owner`, `not_found` |
+//! | `DELETE /api/owner/users/{id}` | `{}` | 200 [`AccountRemoved`] | `not_signed_in`, `not_owner`, `last_owner`, `unknown_user` |
+//! | `GET /api/owner/users`, `GET /api/owner/online` | | 200 [`AccountList`] | `not_signed_in`, `not_owner` |
+//! | `POST /api/owner/users/{id}/rename` | [`Rename`] | 200 [`Account`] | `not_owner`, `invalid_username`, `username_taken`, `unknown_user` |
+//! | `POST /api/owner/users/{id}/reset-password` | `{}` | 200 [`PasswordReset`] | `not_owner`, `unknown_user` |
+//! | `POST /api/login/reset` | [`ResetPassword`] | 200 [`Account`] + cookies; every earlier session ends | `bad_reset_code`, `invalid_password`, `too_many_attempts` |
+//! | `POST /api/owner/rooms/{id}/close` | [`CloseRoom`] | 200 [`ClosedRoom`]; its viewers get `room_closed` with reason `owner` | `not_owner`, `not_found`, `bad_json` |
+//! | `GET /api/owner/backup` | | 200 a backup file (`application/octet-stream`) | `not_owner` |
+//! | `POST /api/owner/restore/preview` | a backup file (`application/octet-stream`) | 200 [`BackupPreview`] | `not_owner`, `bad_backup`, `backup_too_new`, `body_too_large` |
+//! | `POST /api/owner/restore` | a backup file | 200 [`Restored`]; everyone signed out, every room closed | `not_owner`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
-//! and on `POST`: `unsupported_media_type` (the body must be `application/json`),
+//! and on `POST` and `DELETE`: `unsupported_media_type` (the body must be `application/json`),
 //! `bad_origin` (an `Origin` that is not this server), `body_too_large`, `bad_body`, `body_timeout`,
 //! `bad_json`; `internal` when the server fails. Every error answers with the status of its
 //! code ([`ApiErrorCode::status`]) and the body [`ApiErrorBody`]; `too_many_*` also carry
@@ -94,6 +108,21 @@ pub enum ApiErrorCode {
     WebsocketVersion,
     /// Too many open connections from this address.
     TooManyConnections,
+    // Owner mode.
+    /// An owner endpoint was called by a signed-in account that is not an owner of the kiosk.
+    NotOwner,
+    /// An owner code was asked for from another device than the kiosk itself.
+    NotKiosk,
+    /// The owner code is wrong, expired, already used, or spent by too many wrong guesses.
+    BadOwnerCode,
+    /// The username or the password reset code is wrong, or the code expired or was spent.
+    BadResetCode,
+    /// A restore's file is not a valid backup (not one, damaged, cut short); nothing changed.
+    BadBackup,
+    /// A restore's file was made by a newer release than this one reads; nothing changed.
+    BackupTooNew,
+    /// The last owner cannot be removed (nor delete their account): add another owner first.
+    LastOwner,
     // Server.
     /// The data card cannot be written now (full, failing or read-only); nothing changed.
     StorageUnavailable,
@@ -113,13 +142,21 @@ impl ApiErrorCode {
             | ApiErrorCode::InvalidUsername
             | ApiErrorCode::InvalidPassword
             | ApiErrorCode::BadGame
-            | ApiErrorCode::WebsocketVersion => 400,
+            | ApiErrorCode::WebsocketVersion
+            | ApiErrorCode::BadBackup => 400,
             ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
-            ApiErrorCode::BadOrigin | ApiErrorCode::WrongPassword => 403,
+            ApiErrorCode::BadOrigin
+            | ApiErrorCode::WrongPassword
+            | ApiErrorCode::NotOwner
+            | ApiErrorCode::NotKiosk
+            | ApiErrorCode::BadOwnerCode
+            | ApiErrorCode::BadResetCode => 403,
             ApiErrorCode::NotFound | ApiErrorCode::UnknownUser | ApiErrorCode::UnknownGame => 404,
             ApiErrorCode::MethodNotAllowed => 405,
             ApiErrorCode::BodyTimeout => 408,
-            ApiErrorCode::UsernameTaken => 409,
+            ApiErrorCode::UsernameTaken | ApiErrorCode::LastOwner | ApiErrorCode::BackupTooNew => {
+                409
+            }
             ApiErrorCode::BodyTooLarge => 413,
             ApiErrorCode::UnsupportedMediaType => 415,
             ApiErrorCode::BadHost => 421,
@@ -158,6 +195,13 @@ impl ApiErrorCode {
             ApiErrorCode::WebsocketRequired => "websocket_required",
             ApiErrorCode::WebsocketVersion => "websocket_version",
             ApiErrorCode::TooManyConnections => "too_many_connections",
+            ApiErrorCode::NotOwner => "not_owner",
+            ApiErrorCode::NotKiosk => "not_kiosk",
+            ApiErrorCode::BadOwnerCode => "bad_owner_code",
+            ApiErrorCode::BadResetCode => "bad_reset_code",
+            ApiErrorCode::BadBackup => "bad_backup",
+            ApiErrorCode::BackupTooNew => "backup_too_new",
+            ApiErrorCode::LastOwner => "last_owner",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
             ApiErrorCode::Other => "other",
@@ -165,7 +209,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 25] = [
+    pub const ALL: [ApiErrorCode; 32] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -189,6 +233,13 @@ impl ApiErrorCode {
         ApiErrorCode::WebsocketRequired,
         ApiErrorCode::WebsocketVersion,
         ApiErrorCode::TooManyConnections,
+        ApiErrorCode::NotOwner,
+        ApiErrorCode::NotKiosk,
+        ApiErrorCode::BadOwnerCode,
+        ApiErrorCode::BadResetCode,
+        ApiErrorCode::BadBackup,
+        ApiErrorCode::BackupTooNew,
+        ApiErrorCode::LastOwner,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
     ];
@@ -455,6 +506,139 @@ pub struct LeaderRow {
 pub struct Leaderboard {
     pub game: Game,
     pub players: Vec<LeaderRow>,
+}
+
+/// The name a deleted account's seat shows in the finished games kept after the deletion.
+/// It has a space, so no account can be registered under it.
+pub const DELETED_PLAYER_NAME: &str = "deleted player";
+
+/// `DELETE /api/me`: the account's own password, to delete it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeleteAccount {
+    pub password: String,
+}
+
+/// `POST /api/kiosk/owner-code` (the kiosk's own screen only): a one-time owner code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerCode {
+    /// Eight digits; spaces and dashes typed with it are ignored.
+    pub code: String,
+    /// Seconds the code stays valid (single use either way).
+    pub expires_s: u64,
+}
+
+/// `POST /api/owner/claim`: a code shown on the kiosk or printed by `firmware-host owner-code`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimOwner {
+    pub code: String,
+}
+
+/// One owner of the kiosk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerView {
+    pub id: UserId,
+    pub username: String,
+    /// When the account became an owner, milliseconds since the Unix epoch.
+    pub added_ms: u64,
+}
+
+/// `GET /api/owner`, and the answer of claiming or removing an owner: who asks, and every
+/// owner (oldest first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Owners {
+    pub you: Account,
+    pub owners: Vec<OwnerView>,
+}
+
+/// The answer of an owner's removal of an account: the account removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountRemoved {
+    pub id: UserId,
+    pub username: String,
+}
+
+/// `POST /api/owner/users/{id}/rename`: the account's new name (A1's rules).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rename {
+    pub username: String,
+}
+
+/// `POST /api/owner/users/{id}/reset-password`: a one-time code the owner reads out to the
+/// player, who sets a new password with it on the sign-in page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PasswordReset {
+    pub username: String,
+    /// Eight digits.
+    pub code: String,
+    pub expires_s: u64,
+}
+
+/// `POST /api/login/reset`: a reset code from an owner and the new password; signs in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetPassword {
+    pub username: String,
+    pub code: String,
+    pub new_password: String,
+}
+
+/// One account as the owner's players page lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountRow {
+    pub id: UserId,
+    pub username: String,
+    pub created_ms: u64,
+    pub owner: bool,
+    /// Open WebSockets now; 0 when offline.
+    pub connections: usize,
+}
+
+/// `GET /api/owner/users` (every account, by name) and `GET /api/owner/online` (the signed-in
+/// players connected now).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountList {
+    pub users: Vec<AccountRow>,
+    /// Every open WebSocket, guests' included.
+    pub connections: usize,
+}
+
+/// `POST /api/owner/rooms/{id}/close`: why the owner closes the room (1 to
+/// [`CLOSE_REASON_MAX`] characters), shown to its players.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CloseRoom {
+    pub reason: String,
+}
+
+/// Longest reason an owner may give for closing a room, in characters.
+pub const CLOSE_REASON_MAX: usize = 200;
+
+/// The answer of an owner's room closing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosedRoom {
+    pub room: String,
+    pub reason: String,
+}
+
+/// `POST /api/owner/restore/preview`: what a backup file holds (after it was verified).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackupPreview {
+    /// The layout of the file (its header's `format_version`).
+    pub format_version: u32,
+    /// The database schema it was written with; older ones are migrated.
+    pub schema_version: u64,
+    /// The release that made it.
+    pub app_version: String,
+    pub created_ms: u64,
+    pub users: u64,
+    pub games: u64,
+    pub owners: u64,
+}
+
+/// `POST /api/owner/restore`: what was restored, and where the replaced data was kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Restored {
+    pub restored: BackupPreview,
+    /// The backup of the data the restore replaced, relative to the data directory.
+    pub replaced_kept_as: String,
 }
 
 #[cfg(test)]

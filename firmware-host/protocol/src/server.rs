@@ -122,7 +122,7 @@ pub enum Event {
 }
 
 /// Why a room closed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CloseReason {
     /// The host left the waiting room (M3.9).
@@ -133,6 +133,9 @@ pub enum CloseReason {
     Idle,
     /// The server is shutting down; the room will be restored.
     Shutdown,
+    /// An owner of the kiosk closed the room (SPEC O2), saying why; a game in progress ends
+    /// without a result.
+    Owner { message: String },
 }
 
 impl ServerMsg {

@@ -221,6 +221,9 @@ async fn run(
                         shutdown_done = Some(done);
                         break;
                     }
+                    RoomMsg::Close { reason } => {
+                        actor.carry_out(vec![Effect::Close(reason)], None).await;
+                    }
                     RoomMsg::CloseIfIdle => {
                         let online_open = actor.room.settings().is_online()
                             && actor.room.phase() != Phase::Finished;
@@ -242,6 +245,7 @@ async fn run(
                     wall_ms: wall_ms(),
                     rng: &mut actor.rng,
                     seats: &mut seats,
+                    rated: &*actor.shared,
                 });
                 actor.carry_out(fx, None).await;
             }
@@ -288,7 +292,10 @@ async fn run(
                 // Closed rooms are deleted, not saved; the hub only waits.
                 done.send(()).ok();
             }
-            RoomMsg::Disconnect { .. } | RoomMsg::Vacate { .. } | RoomMsg::CloseIfIdle => {}
+            RoomMsg::Disconnect { .. }
+            | RoomMsg::Vacate { .. }
+            | RoomMsg::CloseIfIdle
+            | RoomMsg::Close { .. } => {}
         }
     }
     // Dropping the sender lets the saver write its last state and stop.
@@ -320,6 +327,7 @@ impl Actor {
                 wall_ms: wall_ms(),
                 rng: &mut self.rng,
                 seats: &mut seats,
+                rated: &*self.shared,
             },
         );
         match result {
@@ -489,7 +497,7 @@ impl Actor {
                             &outbox,
                             ServerMsg::Event(Event::RoomClosed {
                                 room: id.clone(),
-                                reason,
+                                reason: reason.clone(),
                             }),
                         );
                         deliver(
@@ -526,6 +534,7 @@ impl Actor {
             wall_ms: wall_ms(),
             rng: &mut self.rng,
             seats: &mut seats,
+            rated: &*self.shared,
         };
         let mut next = match self.room.next_game(id, &mut ctx) {
             Ok(next) => next,

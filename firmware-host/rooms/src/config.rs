@@ -4,6 +4,9 @@ use std::time::Duration;
 
 use crate::room::PasscodeLimits;
 
+/// The default of [`HubConfig::rated_games_per_address`].
+pub const RATED_GAMES_PER_ADDRESS: usize = 120;
+
 /// Limits and timings of the hub.
 #[derive(Debug, Clone)]
 pub struct HubConfig {
@@ -51,6 +54,10 @@ pub struct HubConfig {
     /// three quarters of it, creating a room closes the oldest rooms nobody views (finished,
     /// bot and local games); at the limit, creating one is refused with `unavailable`.
     pub max_rooms: usize,
+    /// Rated games one client address may start within an hour ([`crate::rated`]); 0 means
+    /// no limit. Rated games are kept for ever, so this bounds what one address can make the
+    /// card keep (issue 10.3). Two a minute for a whole hour is more than people play.
+    pub rated_games_per_address: usize,
 }
 
 impl Default for HubConfig {
@@ -72,6 +79,7 @@ impl Default for HubConfig {
             rooms_per_host_soft: 20,
             max_rooms_per_host: 50,
             max_rooms: 2000,
+            rated_games_per_address: RATED_GAMES_PER_ADDRESS,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! (S3). The lock is held only to read or change the map, never across an await.
 
 use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::Mutex;
 
 use protocol::ServerMsg;
@@ -17,6 +18,8 @@ struct Conn {
     key: PlayerKey,
     /// The sign-in session it was opened with (`Identity::session`).
     session: Option<String>,
+    /// The client's network address (`Identity::address`), for the rated-game budget.
+    address: Option<IpAddr>,
     outbox: Outbox,
     /// Fired once to end the connection because its session ended.
     sign_out: Option<oneshot::Sender<()>>,
@@ -42,6 +45,7 @@ impl Conns {
         conn: ConnId,
         key: PlayerKey,
         session: Option<String>,
+        address: Option<IpAddr>,
         outbox: Outbox,
     ) -> oneshot::Receiver<()> {
         let (tx, rx) = oneshot::channel();
@@ -50,6 +54,7 @@ impl Conns {
             Conn {
                 key,
                 session,
+                address,
                 outbox,
                 sign_out: Some(tx),
             },
@@ -72,6 +77,30 @@ impl Conns {
             .map(|c| &c.key)
             .collect::<HashSet<_>>()
             .len()
+    }
+
+    /// The distinct addresses from which any of `users` is connected now.
+    pub(crate) fn addresses_of(&self, users: &[UserId]) -> Vec<IpAddr> {
+        let mut addresses: Vec<IpAddr> = self
+            .lock()
+            .values()
+            .filter(|c| matches!(c.key, PlayerKey::User(u) if users.contains(&u)))
+            .filter_map(|c| c.address)
+            .collect();
+        addresses.sort_unstable();
+        addresses.dedup();
+        addresses
+    }
+
+    /// Each signed-in player with an open connection, and how many they have.
+    pub(crate) fn users_online(&self) -> HashMap<UserId, usize> {
+        let mut online = HashMap::new();
+        for conn in self.lock().values() {
+            if let PlayerKey::User(id) = conn.key {
+                *online.entry(id).or_insert(0) += 1;
+            }
+        }
+        online
     }
 
     /// Queues `msg` for every connection of `key`. A connection whose queue is full misses it;

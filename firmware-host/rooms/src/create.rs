@@ -85,6 +85,7 @@ pub(crate) fn create(
         wall_ms: wall_ms(),
         rng: &mut rng,
         seats: &mut seats,
+        rated: &**shared,
     };
     let mut room = Room::new(id, settings, member, &mut ctx);
     let fx = room.resume(&mut ctx);

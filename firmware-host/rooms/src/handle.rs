@@ -87,6 +87,8 @@ pub(crate) enum RoomMsg {
     /// Its creator has many rooms open: close now if nobody views it and it is not an online
     /// game waiting or in progress (as the idle timeout would later).
     CloseIfIdle,
+    /// Close now, whatever the room's state (an owner's decision), telling every viewer why.
+    Close { reason: protocol::CloseReason },
 }
 
 /// A room task's address.

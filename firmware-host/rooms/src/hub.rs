@@ -64,6 +64,7 @@ impl Hub {
                         wall_ms: wall_ms(),
                         rng: &mut rng,
                         seats: &mut seats,
+                        rated: &*shared,
                     });
                     tracing::info!(room = %id, phase = ?room.phase(), "room restored");
                     actor::spawn(room, fx, shared.clone());
@@ -117,6 +118,41 @@ impl Hub {
             connections = n,
             "user's sessions ended on their WebSockets"
         );
+    }
+
+    /// Closes open room `id` now (an owner's decision): its viewers get `room_closed` with
+    /// reason `owner` and `message`, then `left`; a game in progress ends without a result.
+    /// `false` when no such room is open.
+    pub async fn close_room(&self, id: &str, message: String) -> bool {
+        let Some(handle) = self.shared.lobby.handle(id) else {
+            return false;
+        };
+        handle
+            .send(crate::handle::RoomMsg::Close {
+                reason: protocol::CloseReason::Owner { message },
+            })
+            .await
+    }
+
+    /// Closes every open room as [`Hub::close_room`] does (before an owner's restore replaces
+    /// the accounts they seat); how many were asked to close.
+    pub async fn close_all_rooms(&self, message: &str) -> usize {
+        let mut n = 0;
+        for handle in self.shared.lobby.handles() {
+            let reason = protocol::CloseReason::Owner {
+                message: message.to_owned(),
+            };
+            if handle.send(crate::handle::RoomMsg::Close { reason }).await {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Each signed-in player with an open WebSocket, and how many they have open (the owner's
+    /// "who is online").
+    pub fn users_online(&self) -> std::collections::HashMap<protocol::records::UserId, usize> {
+        self.shared.conns.users_online()
     }
 
     /// Counts for `/api/health` and the status display.

@@ -92,6 +92,7 @@
 //! ```
 //! use rand::SeedableRng;
 //! use rooms::room::{Ctx, Intent, Member, PlayerKey, Room};
+//! use rooms::rated::Unlimited;
 //! use rooms::seats::Seats;
 //! use rooms::settings::Settings;
 //!
@@ -112,7 +113,7 @@
 //! };
 //! let mut rng = rand::rngs::StdRng::seed_from_u64(1);
 //! let mut seats = Seats::default();
-//! let mut ctx = Ctx { now_ms: 0, wall_ms: 0, rng: &mut rng, seats: &mut seats };
+//! let mut ctx = Ctx { now_ms: 0, wall_ms: 0, rng: &mut rng, seats: &mut seats, rated: &Unlimited };
 //! let mut room = Room::new("r1".into(), settings, &me, &mut ctx);
 //! room.resume(&mut ctx);
 //! room.apply(&me, Intent::Move { cell: 4 }, &mut ctx)?;
@@ -130,6 +131,7 @@ mod handle;
 pub mod hub;
 mod lobby;
 pub mod persistence;
+pub mod rated;
 pub mod refusal;
 pub mod room;
 pub mod saved;

@@ -25,6 +25,9 @@ pub struct Identity {
     /// The browser's device token (issue 11.2's device cookie), `None` when it has none. A kick
     /// bans it from the room with the account and the guest id (M3.5).
     pub device: Option<String>,
+    /// The client's network address, `None` when it has none (an in-process connection).
+    /// Rated games are budgeted per address ([`crate::rated`]).
+    pub address: Option<std::net::IpAddr>,
 }
 
 /// Why the store could not do what was asked, by cause (as redb's own `error.rs` does), so

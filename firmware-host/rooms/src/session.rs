@@ -89,6 +89,7 @@ where
         member.conn,
         member.key.clone(),
         identity.session.clone(),
+        identity.address,
         outbox.clone(),
     );
     let mut signed_out = Some(signed_out);

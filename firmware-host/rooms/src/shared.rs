@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use protocol::records::UserId;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -14,6 +15,7 @@ use crate::conns::Conns;
 use crate::handle::Outbox;
 use crate::lobby::Lobby;
 use crate::persistence::Persistence;
+use crate::rated::{RatedBudget, RatedGate};
 use crate::room::{ConnId, PlayerKey};
 use crate::seats::SharedSeats;
 
@@ -28,6 +30,8 @@ pub(crate) struct Shared {
     next_conn: AtomicU64,
     /// Every open connection.
     pub(crate) conns: Conns,
+    /// Rated games started per client address (issue 10.3).
+    rated: RatedBudget,
     /// Set to `true` once to stop every session.
     pub(crate) stopping: watch::Sender<bool>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
@@ -37,6 +41,7 @@ impl Shared {
     pub(crate) fn new(store: Arc<dyn Persistence>, config: HubConfig) -> Shared {
         Shared {
             store,
+            rated: RatedBudget::new(config.rated_games_per_address),
             config,
             seats: SharedSeats::default(),
             lobby: Lobby::new(),
@@ -112,9 +117,10 @@ impl Shared {
         conn: ConnId,
         key: PlayerKey,
         session: Option<String>,
+        address: Option<std::net::IpAddr>,
         outbox: Outbox,
     ) -> (ConnGuard, oneshot::Receiver<()>) {
-        let signed_out = self.conns.insert(conn, key, session, outbox);
+        let signed_out = self.conns.insert(conn, key, session, address, outbox);
         (
             ConnGuard {
                 shared: self.clone(),
@@ -122,6 +128,13 @@ impl Shared {
             },
             signed_out,
         )
+    }
+}
+
+impl RatedGate for Shared {
+    fn admit(&self, players: &[UserId], now_ms: u64) -> Result<(), u64> {
+        let addresses = self.conns.addresses_of(players);
+        self.rated.charge(&addresses, now_ms)
     }
 }
 

@@ -25,7 +25,9 @@
 //! `meta` holds the schema version; `migrate` brings older files up to [`SCHEMA_VERSION`]
 //! (tested against files written by every earlier version, `tests/fixtures/`).
 
+mod backup;
 pub mod health;
+mod owners;
 mod records;
 mod writer;
 
@@ -44,7 +46,12 @@ use redb::{
 use rooms::{Account, Persistence, StoreError, StoreFuture};
 use tokio::sync::oneshot;
 
+pub use backup::{
+    BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BackupContents, BackupError, BackupHeader,
+    MAX_BACKUP_BYTES, REPLACED_DIR, remove_scratch,
+};
 pub use health::{StorageHealth, StorageState};
+pub use owners::{DELETED_NAME, OwnerError, OwnerRecord};
 pub use records::{LadderStats, StoredGame, UserRecord};
 pub use writer::{DURABLE_WITHIN, HEAL_EVERY};
 
@@ -795,6 +802,7 @@ fn migrate(db: &Database) -> Result<(), StoreError> {
         txn.open_table(USER_GAMES).map_err(store_err)?;
         txn.open_table(USER_UNRATED).map_err(store_err)?;
         txn.open_table(OPEN_ROOMS).map_err(store_err)?;
+        txn.open_table(owners::OWNERS).map_err(store_err)?;
         let meta = txn.open_table(META).map_err(store_err)?;
         let found = meta
             .get(META_SCHEMA)

@@ -68,6 +68,27 @@ pub(super) enum Op {
     DeleteRoom {
         id: String,
     },
+    /// Owner mode (`owners`): `user` becomes an owner.
+    AddOwner {
+        user: UserId,
+        now_ms: u64,
+    },
+    RemoveOwner {
+        user: UserId,
+    },
+    /// An account and its personal data removed (`owners::delete_account`).
+    DeleteAccount {
+        user: UserId,
+    },
+    /// Every backed-up table replaced by a verified backup's (`backup::apply_restore`).
+    Restore {
+        source: std::path::PathBuf,
+    },
+    /// An owner renames an account (`owners::rename`); `name` is already valid (A1).
+    Rename {
+        user: UserId,
+        name: String,
+    },
 }
 
 impl Op {
@@ -86,6 +107,14 @@ pub(super) enum Outcome {
     Rated(Vec<RatingUpdate>),
     /// Refused before writing anything (a malformed rated game, an id reused).
     Refused(StoreError),
+    /// Whether an owner-mode write changed anything.
+    Changed(bool),
+    /// Refused: it would leave the kiosk without an owner.
+    LastOwner,
+    /// Refused: no such account.
+    UnknownUser,
+    /// The account was deleted or renamed: the name it had.
+    OldName(String),
 }
 
 pub(super) type Reply = oneshot::Sender<Result<Outcome, StoreError>>;
@@ -426,6 +455,9 @@ fn insert_session(
 /// Applies one write. Domain refusals are decided before anything is written, so a refused
 /// write leaves the shared transaction as it found it.
 fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
+    if let Some(outcome) = super::owners::apply(txn, op) {
+        return outcome;
+    }
     match op {
         Op::Register {
             name,
@@ -536,6 +568,13 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             rooms.remove(id.as_str()).map_err(store_err)?;
             Ok(Outcome::Done)
         }
+        Op::Restore { source } => super::backup::apply_restore(txn, source),
+        Op::AddOwner { .. }
+        | Op::RemoveOwner { .. }
+        | Op::DeleteAccount { .. }
+        | Op::Rename { .. } => Err(StoreError::Internal(
+            "an owner-mode write reached the general writer".into(),
+        )),
     }
 }
 

@@ -9,6 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use firmware_host::{Config, Server};
+
+pub mod owner;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
@@ -254,7 +256,32 @@ pub async fn send_head_only(addr: SocketAddr, bytes: &[u8]) -> Reply {
 /// A JSON WebSocket client of the server.
 pub type Ws = tokio_tungstenite::WebSocketStream<TcpStream>;
 
-/// Opens `/ws` with an optional cookie and sends the client hello.
+/// The WebSocket handshake at `/ws` over `tcp` with an optional `Cookie` header, within
+/// [`STEP`]: the socket (no hello sent yet) and the `101` response, or the refusal.
+pub async fn ws_over(
+    tcp: TcpStream,
+    addr: SocketAddr,
+    cookie: Option<&str>,
+) -> Result<
+    (
+        Ws,
+        tokio_tungstenite::tungstenite::handshake::client::Response,
+    ),
+    tokio_tungstenite::tungstenite::Error,
+> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{addr}/ws")
+        .into_client_request()
+        .expect("request");
+    if let Some(c) = cookie {
+        req.headers_mut()
+            .insert("Cookie", c.parse().expect("cookie header"));
+    }
+    tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
+        .await
+        .expect("handshake in time")
+}
+
 /// The WebSocket handshake at `/ws` with an optional `Cookie` header, within [`STEP`]; returns
 /// the socket (no hello sent yet) and the `101` response.
 pub async fn ws_handshake(
@@ -264,29 +291,35 @@ pub async fn ws_handshake(
     Ws,
     tokio_tungstenite::tungstenite::handshake::client::Response,
 ) {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut req = format!("ws://{addr}/ws")
-        .into_client_request()
-        .expect("request");
-    if let Some(c) = cookie {
-        req.headers_mut()
-            .insert("Cookie", c.parse().expect("cookie header"));
-    }
     let tcp = TcpStream::connect(addr).await.expect("connect");
-    tokio::time::timeout(STEP, tokio_tungstenite::client_async(req, tcp))
+    ws_over(tcp, addr, cookie)
         .await
-        .expect("handshake in time")
         .expect("handshake succeeds")
+}
+
+/// Sends the client hello.
+pub async fn ws_hello(ws: &mut Ws) {
+    ws_send(
+        ws,
+        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
+    )
+    .await;
+}
+
+/// As [`ws_connect`], from a chosen loopback address.
+pub async fn ws_connect_from(from: Ipv4Addr, addr: SocketAddr, cookie: Option<&str>) -> Ws {
+    let tcp = tcp_from(from, addr, None).await;
+    let (mut ws, _) = ws_over(tcp, addr, cookie)
+        .await
+        .expect("handshake succeeds");
+    ws_hello(&mut ws).await;
+    ws
 }
 
 /// A handshaken socket that has sent its hello.
 pub async fn ws_connect(addr: SocketAddr, cookie: Option<&str>) -> Ws {
     let (mut ws, _) = ws_handshake(addr, cookie).await;
-    ws_send(
-        &mut ws,
-        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
-    )
-    .await;
+    ws_hello(&mut ws).await;
     ws
 }
 
@@ -406,9 +439,11 @@ impl Process {
             .arg(data_dir)
             .env_remove("XO_BIND")
             .env_remove("XO_KIOSK_IDLE")
-            // Tests register many players from 127.0.0.1; the limit has its own test
-            // (sign_in_throttle.rs), which sets it back.
+            // Tests register many players and play many rated games from 127.0.0.1; the
+            // limits have their own tests (sign_in_throttle.rs, rated_games_limit.rs), which
+            // set them back.
             .env("XO_MAX_REGISTRATIONS_PER_ADDRESS", "0")
+            .env("XO_MAX_RATED_GAMES_PER_ADDRESS", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -455,6 +490,13 @@ impl Process {
             .collect()
     }
 
+    /// Descriptors the server process holds now.
+    pub fn open_fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.child.id()))
+            .expect("/proc fd of the server")
+            .count()
+    }
+
     /// A field of `/proc/PID/status` in KiB (`VmRSS`, `VmHWM` …).
     pub fn status_kib(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
@@ -489,6 +531,25 @@ impl Process {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// Opens `n` connections from `from`, each sending the start of a request line and then
+/// nothing (past the first-bytes check, held by the header timeout): issue 11.3's descriptor
+/// flood. Returns those still open on our side (the server may close the rest at once).
+pub async fn half_requests(from: Ipv4Addr, addr: SocketAddr, n: usize) -> Vec<TcpStream> {
+    let mut open = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut stream = tcp_from(from, addr, None).await;
+        // A connection the server already closed fails here; that is the point.
+        if stream
+            .write_all(b"GET /api/health HTTP/1.1\r\n")
+            .await
+            .is_ok()
+        {
+            open.push(stream);
+        }
+    }
+    open
 }
 
 /// A TCP connection from a chosen loopback address.
@@ -539,4 +600,43 @@ pub async fn http_from(
         .map(|(_, b)| b.to_owned())
         .unwrap_or_default();
     (status, body)
+}
+
+/// A JSON POST from `from`, written whole except its last byte; [`finish`] sends it.
+pub async fn hold_post(
+    from: Ipv4Addr,
+    addr: SocketAddr,
+    path: &str,
+    body: &str,
+    cookie: Option<&str>,
+) -> TcpStream {
+    let mut stream = tcp_from(from, addr, None).await;
+    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
+    let raw = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let bytes = raw.as_bytes();
+    stream
+        .write_all(&bytes[..bytes.len() - 1])
+        .await
+        .expect("send all but the last byte");
+    stream
+}
+
+/// Sends the held last byte `last` and reads the whole answer: status and raw text.
+pub async fn finish(mut stream: TcpStream, last: u8) -> (u16, String) {
+    stream.write_all(&[last]).await.expect("send the last byte");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(120), stream.read_to_end(&mut answer))
+        .await
+        .expect("answer in time")
+        .expect("read");
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
 }

@@ -139,32 +139,42 @@ pub fn App() -> Html {
     {
         let send = (*send).clone();
         let viewing: Rc<RefCell<Option<String>>> = use_mut_ref(|| None);
-        use_effect_with((state.route.clone(), state.conn), move |(route, conn)| {
-            if *conn == Conn::Open {
-                if route.watches_lobby() {
-                    send.emit(ClientMsg::WatchLobby {
-                        id: None,
-                        limit: None,
-                    });
-                } else {
-                    send.emit(ClientMsg::UnwatchLobby { id: None });
+        let followed = state.followed.clone();
+        use_effect_with(
+            (state.route.clone(), state.conn, followed),
+            move |(route, conn, followed)| {
+                if *conn == Conn::Open {
+                    if route.watches_lobby() {
+                        send.emit(ClientMsg::WatchLobby {
+                            id: None,
+                            limit: None,
+                        });
+                    } else {
+                        send.emit(ClientMsg::UnwatchLobby { id: None });
+                    }
+                    let wanted = route.room_id().map(str::to_owned);
+                    let mut viewing = viewing.borrow_mut();
+                    // After `next_room` the server already shows this connection the new room:
+                    // closing the old one now would close the new one (M3.12).
+                    if wanted.is_some() && wanted == *followed {
+                        *viewing = wanted;
+                        return;
+                    }
+                    // Leaving a room screen changes presence only (M3.10). After a `left` the
+                    // server has already let go; its `not_in_room` answer is ignored.
+                    if viewing.is_some() && *viewing != wanted {
+                        send.emit(ClientMsg::Close { id: None });
+                    }
+                    if let Some(room) = &wanted {
+                        send.emit(ClientMsg::Open {
+                            id: None,
+                            room: room.clone(),
+                        });
+                    }
+                    *viewing = wanted;
                 }
-                let wanted = route.room_id().map(str::to_owned);
-                let mut viewing = viewing.borrow_mut();
-                // Leaving a room screen changes presence only (M3.10). After a `left` the
-                // server has already let go; its `not_in_room` answer is ignored.
-                if viewing.is_some() && *viewing != wanted {
-                    send.emit(ClientMsg::Close { id: None });
-                }
-                if let Some(room) = &wanted {
-                    send.emit(ClientMsg::Open {
-                        id: None,
-                        room: room.clone(),
-                    });
-                }
-                *viewing = wanted;
-            }
-        });
+            },
+        );
     }
 
     // U7: the kiosk returns home after the idle time when no game is in progress; a bot or
@@ -242,6 +252,7 @@ pub fn App() -> Html {
         Route::SignIn => html! { <SignIn /> },
         Route::Rules => html! { <Rules /> },
         Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
+        Route::Owner => html! { <super::owner::OwnerPage /> },
         Route::NotFound(_) => html! {
             <>
                 <Navbar />

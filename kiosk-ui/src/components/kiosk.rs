@@ -10,6 +10,7 @@ use super::context::use_ctx;
 use super::create_room::CreateRoomBox;
 use super::lobby_list::LobbyList;
 use super::navbar::Navbar;
+use super::owner_code::OwnerCodeHeading;
 use super::qr::{Qr, wifi_qr_text};
 
 /// Which of the two big buttons is open.
@@ -82,7 +83,8 @@ pub fn Kiosk() -> Html {
                     }
                 </section>
                 <section class="kiosk-side">
-                    <h2>{ ctx.t(T::JoinFromPhone) }</h2>
+                    // A long press on this heading shows the owner code (SPEC O1).
+                    <OwnerCodeHeading text={AttrValue::from(ctx.t(T::JoinFromPhone))} />
                     <div class={classes!("qr-box", two.then_some("two"))}>
                         { wifi.unwrap_or_default() }
                         { join }

@@ -5,7 +5,7 @@ use protocol::SeatView;
 use yew::prelude::*;
 
 use crate::i18n::{T, mark};
-use crate::room_model::{change_class, player_name, signed};
+use crate::room_model::{change_class, seat_name, signed};
 
 use super::board::mark_svg;
 use super::context::use_ctx;
@@ -40,7 +40,7 @@ pub fn PlayerCard(props: &PlayerCardProps) -> Html {
             </section>
         };
     };
-    let name = player_name(&player.player, lang);
+    let name = seat_name(player, lang);
     let is_bot = matches!(player.player, protocol::records::PlayerRef::Bot { .. });
     html! {
         <section class={classes!("card", props.to_move.then_some("to-move"))} id={format!("seat-{}", props.index)}>

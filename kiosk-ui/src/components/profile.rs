@@ -1,11 +1,14 @@
 //! A player's profile (E5): username, both ratings, points, win/draw/loss per game and recent
-//! games with their replay.
+//! games with their replay; on one's own profile, the password change (issue 11.5: the current
+//! password is required, and every other session of the account ends).
 
 use engine::Game;
 use protocol::records::{FinishedGame, PlayerRef};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::api::{self, ApiError, LadderView, Profile};
+use crate::credentials::{api_error_text, valid_password};
 use crate::i18n::{Lang, T};
 use crate::room_model::{change_class, player_name, signed};
 use crate::route::Route;
@@ -13,6 +16,7 @@ use crate::route::Route;
 use super::context::use_ctx;
 use super::link::Link;
 use super::navbar::Navbar;
+use super::owner_account::DeleteAccountBox;
 
 #[derive(Debug, Properties, PartialEq)]
 pub struct ProfileProps {
@@ -46,6 +50,99 @@ fn ladder(lang: Lang, game: Game, l: &LadderView) -> Html {
                 <dt>{ lang.t(T::GamesPlayed) }</dt><dd>{ lang.num(l.games) }</dd>
                 <dt>{ lang.t(T::Points) }</dt><dd>{ lang.num(l.points) }</dd>
             </dl>
+        </section>
+    }
+}
+
+/// Where the password form stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Change {
+    Editing,
+    Sending,
+    Done,
+    Failed(T),
+}
+
+/// The password change of one's own profile: the current password and a new one (A1's rule
+/// checked before sending); the server ends every other session of the account.
+#[component]
+fn PasswordChange() -> Html {
+    let ctx = use_ctx();
+    let old = use_state(String::new);
+    let new = use_state(String::new);
+    let state = use_state(|| Change::Editing);
+    let field = |value: &UseStateHandle<String>| {
+        let (value, state) = (value.clone(), state.clone());
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            value.set(input.value());
+            if *state == Change::Done {
+                state.set(Change::Editing);
+            }
+        })
+    };
+    let onsubmit = {
+        let (old, new, state) = (old.clone(), new.clone(), state.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            if *state == Change::Sending {
+                return;
+            }
+            if !valid_password(&new) {
+                state.set(Change::Failed(T::ErrPassword));
+                return;
+            }
+            if old.is_empty() {
+                state.set(Change::Failed(T::ErrWrongPassword));
+                return;
+            }
+            state.set(Change::Sending);
+            let (old_value, new_value) = ((*old).clone(), (*new).clone());
+            let (old, new, state) = (old.clone(), new.clone(), state.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match api::change_password(&old_value, &new_value).await {
+                    Ok(_) => {
+                        old.set(String::new());
+                        new.set(String::new());
+                        state.set(Change::Done);
+                    }
+                    Err(e) => state.set(Change::Failed(api_error_text(e.code))),
+                }
+            });
+        })
+    };
+    let failed = match *state {
+        Change::Failed(t) => Some(t),
+        _ => None,
+    };
+    let new_bad = failed == Some(T::ErrPassword);
+    html! {
+        <section class="panel password-change">
+            <form id="password-form" {onsubmit} novalidate=true>
+                <h2>{ ctx.t(T::ChangePasswordTitle) }</h2>
+                <div class="field">
+                    <label for="old-password">{ ctx.t(T::CurrentPassword) }</label>
+                    <input id="old-password" name="old-password" type="password" autocomplete="current-password"
+                        value={(*old).clone()} oninput={field(&old)}
+                        aria-invalid={(failed == Some(T::ErrWrongPassword)).to_string()} />
+                </div>
+                <div class="field">
+                    <label for="new-password">{ ctx.t(T::NewPassword) }</label>
+                    <input id="new-password" name="new-password" type="password" autocomplete="new-password"
+                        value={(*new).clone()} oninput={field(&new)}
+                        aria-invalid={new_bad.to_string()} aria-describedby="new-password-help" />
+                    <p class="help" id="new-password-help">{ ctx.t(T::PasswordHelp) }</p>
+                </div>
+                <div id="password-errors" role="alert">
+                    if let Some(t) = failed { <p class="error">{ ctx.t(t) }</p> }
+                </div>
+                <p id="password-status" role="status">
+                    if *state == Change::Done { { ctx.t(T::PasswordChanged) } }
+                </p>
+                <button type="submit" id="password-submit" disabled={*state == Change::Sending}>
+                    { ctx.t(T::ChangePasswordTitle) }
+                </button>
+            </form>
         </section>
     }
 }
@@ -114,7 +211,9 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
             <main id="main" class="page profile">
                 { body }
                 if is_me {
+                    <PasswordChange />
                     <p><Link to={Route::SignIn} class="text-link">{ ctx.t(T::NavSignOut) }</Link></p>
+                    <DeleteAccountBox />
                 }
             </main>
         </>

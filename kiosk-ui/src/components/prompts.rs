@@ -11,6 +11,7 @@ use crate::room_model;
 use crate::state::Action;
 
 use super::context::use_ctx;
+use super::room::again_button;
 
 /// Which result the reader has put away: the room and the number of moves it ended on.
 type Seen = Option<(String, usize)>;
@@ -73,6 +74,22 @@ pub fn Prompts() -> Html {
                 });
             }
         }
+        // M3.12: the opponent's rematch offer, for the other player to answer.
+        if let (Some(by), Some(me)) = (room.rematch_offer, room_model::my_mark(&room)) {
+            if by != me {
+                parts.push(html! {
+                    <div class="prompt rematch-offer" id="rematch-prompt" role="alert">
+                        <p class="prompt-text">{ lang.f(T::AnnRematchOffered, &[&room_model::named_mark(&room, by, lang)]) }</p>
+                        <div class="prompt-actions">
+                            <button type="button" class="primary" id="accept-rematch"
+                                onclick={send(ClientMsg::AnswerRematch { id: None, accept: true })}>{ ctx.t(T::AcceptRematch) }</button>
+                            <button type="button" id="decline-rematch"
+                                onclick={send(ClientMsg::AnswerRematch { id: None, accept: false })}>{ ctx.t(T::Decline) }</button>
+                        </div>
+                    </div>
+                });
+            }
+        }
         // M3.3: requests for the host to accept or decline.
         if room.you.host && room.phase == Phase::Waiting && !room.requests.is_empty() {
             parts.push(html! {
@@ -98,10 +115,23 @@ pub fn Prompts() -> Html {
                     let seen = seen_result.clone();
                     Callback::from(move |_| seen.set(Some(key.clone())))
                 };
+                // The opponent's rematch offer has its own prompt above.
+                let answering = room
+                    .rematch_offer
+                    .is_some_and(|by| room_model::my_mark(&room) != Some(by));
+                let again = (!answering)
+                    .then(|| again_button(&ctx, &room, true))
+                    .flatten();
                 parts.push(html! {
                     <div class="prompt result-prompt" id="result-prompt" role="status">
-                        <p class="prompt-text">{ room_model::result_text(&room, result.end, lang) }</p>
+                        <p class="prompt-text">
+                            { room_model::result_text(&room, result.end, lang) }
+                            if result.pending {
+                                <span class="prompt-note" id="result-prompt-pending">{ ctx.t(T::ResultPending) }</span>
+                            }
+                        </p>
                         <div class="prompt-actions">
+                            { for again }
                             <button type="button" class="dismiss" id="result-dismiss" onclick={dismiss}>{ ctx.t(T::Dismiss) }</button>
                         </div>
                     </div>

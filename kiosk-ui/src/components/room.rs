@@ -14,7 +14,7 @@ use yew::prelude::*;
 use crate::board_model::BoardModel;
 use crate::dom;
 use crate::i18n::{T, mark};
-use crate::room_model::{self, NavControls, change_for, player_name};
+use crate::room_model::{self, NavControls, change_for, seat_name};
 use crate::route::Route;
 use crate::state::LiveRoom;
 
@@ -110,7 +110,7 @@ pub fn RoomPage(props: &RoomProps) -> Html {
             });
         }
         if waiting && room.you.host && index == 1 && seat.player.is_some() {
-            let name = seat.player.as_ref().map(|p| player_name(&p.player, lang)).unwrap_or_default();
+            let name = seat.player.as_ref().map(|p| seat_name(p, lang)).unwrap_or_default();
             controls.push(if *confirm == Some(Confirm::Kick) {
                 let no = { let confirm = confirm.clone(); Callback::from(move |_| confirm.set(None)) };
                 let yes = {
@@ -321,6 +321,22 @@ fn side_panel(
         parts.push(html! {
             <p class="result" id="result">{ room_model::result_text(room, result.end, lang) }</p>
         });
+        if result.pending {
+            parts.push(html! {
+                <p class="note pending" id="result-pending" role="status">{ ctx.t(T::ResultPending) }</p>
+            });
+        }
+    }
+
+    if let Some(again) = again_button(ctx, room, false) {
+        parts.push(html! { <div class="panel actions again-panel">{ again }</div> });
+    }
+    if let (Some(by), false, true) = (room.rematch_offer, seated, finished) {
+        parts.push(html! {
+            <p class="note" id="rematch-note">
+                { lang.f(T::AnnRematchOffered, &[&room_model::named_mark(room, by, lang)]) }
+            </p>
+        });
     }
 
     if room.phase == Phase::Waiting && online {
@@ -370,7 +386,7 @@ fn side_panel(
         let name = |m: Mark| {
             room_model::seat_of(room, m)
                 .and_then(|s| s.player.as_ref())
-                .map(|p| player_name(&p.player, lang))
+                .map(|p| seat_name(p, lang))
                 .unwrap_or_else(|| mark(m).to_owned())
         };
         parts.push(html! {
@@ -388,6 +404,48 @@ fn side_panel(
         </p>
     });
     parts.into_iter().collect()
+}
+
+/// M3.12, after a game, for the reader who played it: Play again (bot, local: the same setup,
+/// local sides swapped) or Rematch (rated, colours swapped): offer one, see one's own offer
+/// waiting, or accept the opponent's. `None` for spectators and during play. The side panel
+/// holds it as `#play-again` or `#rematch`; the result banner repeats it (`in_banner`) as
+/// `#result-play-again` or `#result-rematch`.
+pub fn again_button(ctx: &Ctx, room: &RoomView, in_banner: bool) -> Option<Html> {
+    let finished = room.phase == Phase::Finished || room.result.is_some();
+    if !finished || !room_model::is_player(room) {
+        return None;
+    }
+    if casual(room) {
+        let id = if in_banner {
+            "result-play-again"
+        } else {
+            "play-again"
+        };
+        return Some(html! {
+            <button type="button" class="primary big again" {id}
+                onclick={send(ctx, ClientMsg::PlayAgain { id: None })}>{ ctx.t(T::PlayAgain) }</button>
+        });
+    }
+    let me = room_model::my_mark(room)?;
+    let id = if in_banner {
+        "result-rematch"
+    } else {
+        "rematch"
+    };
+    Some(match room.rematch_offer {
+        Some(by) if by == me => html! {
+            <button type="button" class="big again" {id} disabled=true>{ ctx.t(T::RematchOffered) }</button>
+        },
+        Some(_) => html! {
+            <button type="button" class="primary big again" {id}
+                onclick={send(ctx, ClientMsg::AnswerRematch { id: None, accept: true })}>{ ctx.t(T::AcceptRematch) }</button>
+        },
+        None => html! {
+            <button type="button" class="primary big again" {id}
+                onclick={send(ctx, ClientMsg::OfferRematch { id: None })}>{ ctx.t(T::Rematch) }</button>
+        },
+    })
 }
 
 /// Before play in an online room: the host's passcode, share link and Start; a visitor's

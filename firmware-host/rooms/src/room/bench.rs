@@ -36,6 +36,7 @@ impl Bench {
             wall_ms: 1_700_000_000_000 + self.now,
             rng: &mut self.rng,
             seats: &mut self.seats,
+            rated: &crate::rated::Unlimited,
         }
     }
 

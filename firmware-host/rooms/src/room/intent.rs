@@ -7,6 +7,7 @@ use protocol::{CloseReason, Event, RoomId};
 use rand::Rng;
 
 use super::member::{ConnId, PlayerKey};
+use crate::rated::RatedGate;
 use crate::seats::SeatBook;
 
 /// An intent aimed at one room.
@@ -95,6 +96,16 @@ pub enum Effect {
     NextGame,
 }
 
+impl Effect {
+    /// An event for every viewer of the room, players and spectators.
+    pub fn to_all(event: Event) -> Self {
+        Effect::Event {
+            to: Audience::All,
+            event,
+        }
+    }
+}
+
 /// What a step of the state machine may use besides the room itself.
 pub struct Ctx<'a, R: Rng> {
     /// Monotonic milliseconds, for clocks.
@@ -103,6 +114,8 @@ pub struct Ctx<'a, R: Rng> {
     pub wall_ms: u64,
     pub rng: &'a mut R,
     pub seats: &'a mut dyn SeatBook,
+    /// The rated-game budget of the players' addresses (issue 10.3).
+    pub rated: &'a dyn RatedGate,
 }
 
 impl<R: Rng> core::fmt::Debug for Ctx<'_, R> {

@@ -422,6 +422,14 @@ impl Room {
     }
 }
 
+impl Room {
+    /// Tells every viewer `event`, then sends the changed room (snapshot, lobby, save).
+    pub(super) fn tell_all(&self, event: protocol::Event, fx: &mut Vec<Effect>) {
+        fx.push(Effect::to_all(event));
+        fx.push(Effect::Changed);
+    }
+}
+
 /// Read-only access to the whole state, for the fuzz targets (`fuzz/`) and unit tests, so that
 /// invariants can be checked from outside the crate. Not part of the server's API.
 #[cfg(any(test, feature = "fuzzing"))]

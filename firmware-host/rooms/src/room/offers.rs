@@ -8,7 +8,7 @@ use protocol::records::GameEnd;
 use protocol::{ErrorCode, Event};
 use rand::Rng;
 
-use super::{Audience, Ctx, Effect, Member, Room, idx};
+use super::{Ctx, Effect, Member, Room, idx};
 use crate::refusal::{Refusal, refuse};
 
 impl Room {
@@ -30,14 +30,13 @@ impl Room {
         }
         self.last_offer[idx(mark)] = Some(own_moves);
         self.draw_offer = Some(mark);
-        fx.push(Effect::Event {
-            to: Audience::All,
-            event: Event::DrawOffered {
+        self.tell_all(
+            Event::DrawOffered {
                 room: self.id.clone(),
                 by: mark,
             },
-        });
-        fx.push(Effect::Changed);
+            fx,
+        );
         Ok(())
     }
 
@@ -58,16 +57,16 @@ impl Room {
         self.draw_offer = None;
         if accept {
             self.finish(GameEnd::Agreed, ctx, fx);
+            fx.push(Effect::Changed);
         } else {
-            fx.push(Effect::Event {
-                to: Audience::All,
-                event: Event::DrawDeclined {
+            self.tell_all(
+                Event::DrawDeclined {
                     room: self.id.clone(),
                     by: mark,
                 },
-            });
+                fx,
+            );
         }
-        fx.push(Effect::Changed);
         Ok(())
     }
 

@@ -6,7 +6,7 @@ use protocol::records::GameEnd;
 use protocol::{ErrorCode, Event, Phase};
 use rand::Rng;
 
-use super::{Audience, Ctx, Effect, Member, Room};
+use super::{Ctx, Effect, Member, Room};
 use crate::refusal::{Refusal, refuse};
 
 impl Room {
@@ -119,14 +119,13 @@ impl Room {
         }
         self.phase = Phase::Playing;
         self.restart_clock(ctx.now_ms);
-        fx.push(Effect::Event {
-            to: Audience::All,
-            event: Event::Undone {
+        self.tell_all(
+            Event::Undone {
                 room: self.id.clone(),
                 plies: u8::try_from(plies).unwrap_or(u8::MAX),
             },
-        });
-        fx.push(Effect::Changed);
+            fx,
+        );
         Ok(())
     }
 
@@ -176,32 +175,23 @@ impl Room {
         // M3.8: making a move withdraws one's own pending offer.
         if self.draw_offer == Some(mark) {
             self.draw_offer = None;
-            fx.push(Effect::Event {
-                to: Audience::All,
-                event: Event::DrawDeclined {
-                    room: self.id.clone(),
-                    by: mark,
-                },
-            });
-        }
-        fx.push(Effect::Event {
-            to: Audience::All,
-            event: Event::Moved {
+            fx.push(Effect::to_all(Event::DrawDeclined {
                 room: self.id.clone(),
-                mark,
-                cell,
-                removed,
-                automatic,
-                bot,
-            },
-        });
+                by: mark,
+            }));
+        }
+        fx.push(Effect::to_all(Event::Moved {
+            room: self.id.clone(),
+            mark,
+            cell,
+            removed,
+            automatic,
+            bot,
+        }));
         if played.repetition_warning {
-            fx.push(Effect::Event {
-                to: Audience::All,
-                event: Event::RepetitionWarning {
-                    room: self.id.clone(),
-                },
-            });
+            fx.push(Effect::to_all(Event::RepetitionWarning {
+                room: self.id.clone(),
+            }));
         }
         if let Some(end) = played.end {
             self.finish(end.into(), ctx, fx);

@@ -9,7 +9,7 @@ use engine::Mark;
 use protocol::{ErrorCode, Event, Phase, RoomId};
 use rand::Rng;
 
-use super::{Audience, Ctx, Effect, Member, Room, idx};
+use super::{Ctx, Effect, Member, Room, idx};
 use crate::refusal::{Refusal, refuse};
 
 impl Room {
@@ -56,14 +56,13 @@ impl Room {
         }
         self.rematch_offered[idx(mark)] = true;
         self.rematch_offer = Some(mark);
-        fx.push(Effect::Event {
-            to: Audience::All,
-            event: Event::RematchOffered {
+        self.tell_all(
+            Event::RematchOffered {
                 room: self.id.clone(),
                 by: mark,
             },
-        });
-        fx.push(Effect::Changed);
+            fx,
+        );
         Ok(())
     }
 
@@ -86,14 +85,13 @@ impl Room {
             return self.accept_rematch(ctx, fx);
         }
         self.rematch_offer = None;
-        fx.push(Effect::Event {
-            to: Audience::All,
-            event: Event::RematchDeclined {
+        self.tell_all(
+            Event::RematchDeclined {
                 room: self.id.clone(),
                 by: mark,
             },
-        });
-        fx.push(Effect::Changed);
+            fx,
+        );
         Ok(())
     }
 
@@ -114,9 +112,28 @@ impl Room {
                 format!("a player now sits in room {}; no rematch here", place.room),
             );
         }
+        // The pending offer stays when the budget refuses: it can be accepted later.
+        self.admit_rated(ctx)?;
         self.rematch_offer = None;
         fx.push(Effect::NextGame);
         Ok(())
+    }
+
+    /// Issue 10.3: a rated game of this room's two players may start now (and is charged to
+    /// their addresses), or the refusal saying when it could.
+    pub(super) fn admit_rated<R: Rng>(&self, ctx: &Ctx<'_, R>) -> Result<(), Refusal> {
+        ctx.rated
+            .admit(&self.seated_users(), ctx.now_ms)
+            .or_else(|wait_ms| {
+                let minutes = wait_ms.div_ceil(60_000);
+                refuse(
+                    ErrorCode::TooManyRatedGames,
+                    format!(
+                        "too many rated games from this network address in the last hour; \
+                         the next can start in {minutes} min"
+                    ),
+                )
+            })
     }
 
     /// The mark `from` held in this finished online game, or why they cannot ask for a rematch.

@@ -6,7 +6,7 @@ use protocol::records::{FinishedGame, GameEnd, RatingUpdate, UserId};
 use protocol::{Event, Phase};
 use rand::Rng;
 
-use super::{Audience, Ctx, Effect, Occupant, Outcome, Room};
+use super::{Ctx, Effect, Occupant, Outcome, Room};
 
 impl Room {
     pub(super) fn finish<R: Rng>(
@@ -111,14 +111,11 @@ impl Room {
         outcome.announced = true;
         outcome.pending = false;
         vec![
-            Effect::Event {
-                to: Audience::All,
-                event: Event::Result {
-                    room: self.id.clone(),
-                    end: outcome.end,
-                    ratings,
-                },
-            },
+            Effect::to_all(Event::Result {
+                room: self.id.clone(),
+                end: outcome.end,
+                ratings,
+            }),
             Effect::Changed,
         ]
     }

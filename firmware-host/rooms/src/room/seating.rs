@@ -313,6 +313,12 @@ impl Room {
                 )
             };
         }
+        // Issue 10.3: charged after the seat check, so a refused start costs nothing; the
+        // seats marked active just above are released again when the budget refuses.
+        if let Err(refusal) = self.admit_rated(ctx) {
+            ctx.seats.set_active(&self.id, false);
+            return Err(refusal);
+        }
         // M3.6: X and O at random; X moves first.
         let host_mark = if ctx.rng.random_bool(0.5) {
             Mark::X

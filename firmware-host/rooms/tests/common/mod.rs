@@ -136,6 +136,7 @@ pub fn user(id: UserId, name: &str) -> Identity {
         guest_id: format!("g{id}"),
         session: Some(format!("s{id}")),
         device: None,
+        address: None,
     }
 }
 
@@ -145,6 +146,7 @@ pub fn guest(gid: &str) -> Identity {
         guest_id: gid.into(),
         session: None,
         device: None,
+        address: None,
     }
 }
 

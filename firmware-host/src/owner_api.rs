@@ -1,0 +1,418 @@
+//! Owner mode's HTTP endpoints (SPEC O1, O2). Every endpoint under `/api/owner/` but the
+//! claim checks on the server that the signed-in account is an owner ([`require_owner`]):
+//! `401 not_signed_in` for a guest, `403 not_owner` for anyone else. Every owner action is
+//! logged (target `owner`) with who did it and what.
+//!
+//! | route | request | success |
+//! | --- | --- | --- |
+//! | `POST /api/kiosk/owner-code` (the kiosk's own screen) | `{}` | 200 `OwnerCode` |
+//! | `POST /api/owner/claim` (any signed-in account) | `ClaimOwner` | 200 `Owners` |
+//! | `GET /api/owner` | | 200 `Owners` |
+//! | `DELETE /api/owner/owners/{id}` | `{}` | 200 `Owners` |
+//! | `DELETE /api/owner/users/{id}` | `{}` | 200 `AccountRemoved` |
+//!
+//! and the players' pages (`/users`, `/online`, rename, reset-password) and rooms
+//! (`/rooms/{id}/close`); `protocol::http` lists them all.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use hyper::body::Incoming;
+use hyper::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValue};
+use hyper::{Method, Request, StatusCode};
+use protocol::http::{
+    Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
+    CloseRoom, ClosedRoom, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restored,
+};
+use protocol::records::UserId;
+
+use crate::account_api;
+use crate::accounts;
+use crate::api_error::{ApiError, json};
+use crate::app::App;
+use crate::handler::{ApiResult, blocking, read_bytes, read_json};
+use crate::owner::{self, CodeRefused};
+use crate::store::{BackupContents, BackupError, MAX_BACKUP_BYTES, remove_scratch};
+
+/// The signed-in account of `req`, and whether it is an owner.
+async fn signed_in(
+    app: &Arc<App>,
+    req: &Request<Incoming>,
+) -> Result<(rooms::Account, bool), ApiError> {
+    let store = app.store.clone();
+    let headers = req.headers().clone();
+    blocking(move || -> Result<_, ApiError> {
+        let identity = accounts::identity_from_headers_blocking(&store, &headers)?;
+        let account = identity.account.ok_or(ApiError::NotSignedIn)?;
+        let owner = store.is_owner_blocking(account.id)?;
+        Ok((account, owner))
+    })
+    .await?
+}
+
+/// The owner check every owner endpoint makes before anything else.
+pub(crate) async fn require_owner(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: &Request<Incoming>,
+) -> Result<rooms::Account, ApiError> {
+    let (account, owner) = signed_in(app, req).await?;
+    if !owner {
+        tracing::warn!(target: "owner", %peer, user = account.id, path = req.uri().path(), "owner endpoint refused: not an owner");
+        return Err(ApiError::NotOwner);
+    }
+    Ok(account)
+}
+
+async fn owners(app: &Arc<App>, you: rooms::Account) -> ApiResult {
+    let store = app.store.clone();
+    let list = blocking(move || store.owners_blocking()).await??;
+    Ok(json(
+        StatusCode::OK,
+        &Owners {
+            you: Account {
+                id: you.id,
+                username: you.name,
+            },
+            owners: list
+                .into_iter()
+                .map(|(id, username, record)| OwnerView {
+                    id,
+                    username,
+                    added_ms: record.added_ms,
+                })
+                .collect(),
+        },
+    ))
+}
+
+fn unknown_as(e: crate::store::OwnerError, id: UserId) -> ApiError {
+    match e {
+        crate::store::OwnerError::UnknownUser => ApiError::UnknownAccount(id),
+        e => e.into(),
+    }
+}
+
+/// Every account (`online`: only those connected now), by name.
+async fn accounts_list(app: &Arc<App>, online: bool) -> ApiResult {
+    let store = app.store.clone();
+    let (accounts, owners) = blocking(move || -> Result<_, rooms::StoreError> {
+        Ok((store.accounts_blocking()?, store.owners_blocking()?))
+    })
+    .await??;
+    let connected = app.hub.users_online();
+    let mut users: Vec<AccountRow> = accounts
+        .into_iter()
+        .map(|(id, username, created_ms)| AccountRow {
+            id,
+            username,
+            created_ms,
+            owner: owners.iter().any(|(o, ..)| *o == id),
+            connections: connected.get(&id).copied().unwrap_or(0),
+        })
+        .filter(|row| !online || row.connections > 0)
+        .collect();
+    users.sort_by_key(|row| row.username.to_lowercase());
+    Ok(json(
+        StatusCode::OK,
+        &AccountList {
+            users,
+            connections: app.hub.stats().connections,
+        },
+    ))
+}
+
+/// How long an upload (a backup to restore) may take to arrive.
+const UPLOAD_TIME: std::time::Duration = std::time::Duration::from_secs(300);
+
+fn preview(contents: &BackupContents) -> BackupPreview {
+    BackupPreview {
+        format_version: contents.header.format_version,
+        schema_version: contents.header.schema_version,
+        app_version: contents.header.app_version.clone(),
+        created_ms: contents.header.created_ms,
+        users: contents.users,
+        games: contents.games,
+        owners: contents.owners,
+    }
+}
+
+fn backup_error(e: BackupError) -> ApiError {
+    match e {
+        BackupError::Invalid(why) => ApiError::BadBackup(why),
+        BackupError::TooNew { found, supported } => ApiError::BackupTooNew { found, supported },
+        BackupError::Store(e) => ApiError::Store(e),
+    }
+}
+
+async fn verify(
+    app: &Arc<App>,
+    file: bytes::Bytes,
+) -> Result<(BackupContents, std::path::PathBuf), ApiError> {
+    let store = app.store.clone();
+    blocking(move || store.verify_backup_blocking(&file))
+        .await?
+        .map_err(backup_error)
+}
+
+/// `GET /api/owner/backup`: a backup file of all data now.
+async fn backup(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiResult {
+    let store = app.store.clone();
+    let now = crate::clock::now_ms();
+    let file = blocking(move || store.backup_blocking(now)).await??;
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "downloaded a backup", bytes = file.len(), "owner action");
+    let mut response = hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from(file)));
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Ok(value) = HeaderValue::from_str(&format!(
+        "attachment; filename=\"xo-kiosk-backup-{now}.xokb\""
+    )) {
+        headers.insert(CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+/// Keeps a backup of the data now in the data directory's `backups/`, then replaces the data
+/// with the verified backup at `scratch`; every room closes and everyone is signed out first.
+async fn restore(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    contents: &BackupContents,
+    scratch: &std::path::Path,
+) -> ApiResult {
+    let store = app.store.clone();
+    let now = crate::clock::now_ms();
+    let name = format!("before-restore-{now}.xokb");
+    let kept = name.clone();
+    blocking(move || -> Result<(), ApiError> {
+        let current = store.backup_blocking(now)?;
+        let dir = store.replaced_dir();
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            let tmp = dir.join(format!("{kept}.tmp"));
+            let mut file = std::fs::File::create(&tmp)?;
+            std::io::Write::write_all(&mut file, &current)?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, dir.join(&kept))
+        };
+        write().map_err(|e| ApiError::internal("keeping the replaced data as a backup", e))
+    })
+    .await??;
+    let closed = app
+        .hub
+        .close_all_rooms("The kiosk's data is being restored from a backup")
+        .await;
+    app.store.restore(scratch.to_owned()).await?;
+    // Sessions are gone from the store; their WebSockets follow.
+    for user in app.hub.users_online().into_keys() {
+        app.hub.end_user_sessions(user, None);
+    }
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "restored a backup", users = contents.users, games = contents.games, schema = contents.header.schema_version, rooms_closed = closed, replaced_kept_as = name, "owner action");
+    let response = json(
+        StatusCode::OK,
+        &Restored {
+            restored: preview(contents),
+            replaced_kept_as: format!("{}/{name}", crate::store::REPLACED_DIR),
+        },
+    );
+    Ok(response)
+}
+
+fn parse_id(segment: &str) -> Result<UserId, ApiError> {
+    segment
+        .parse()
+        .map_err(|_| ApiError::NotFound(format!("{segment:?} is not an account id")))
+}
+
+/// `POST /api/kiosk/owner-code`: a new code for the kiosk's screen, from the kiosk only.
+pub(crate) fn kiosk_code(app: &Arc<App>, peer: SocketAddr) -> ApiResult {
+    if !owner::is_kiosk(peer.ip()) {
+        return Err(ApiError::NotKiosk);
+    }
+    let code = app.owner_codes.kiosk_code(crate::clock::now_ms());
+    tracing::info!(target: "owner", %peer, "owner code shown on the kiosk");
+    Ok(json(
+        StatusCode::OK,
+        &OwnerCode {
+            code,
+            expires_s: owner::CODE_LIFE.as_secs(),
+        },
+    ))
+}
+
+/// `POST /api/owner/claim`: a signed-in account with a live code becomes an owner.
+async fn claim(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
+    let (account, owner) = signed_in(app, &req).await?;
+    let body: ClaimOwner = read_json(req, app.config.handshake_timeout).await?;
+    if owner {
+        // Already one: the code is left for someone else.
+        return owners(app, account).await;
+    }
+    let redeemed = match app.owner_codes.redeem(&body.code, crate::clock::now_ms()) {
+        Ok(redeemed) => redeemed,
+        Err(refused) => {
+            tracing::warn!(target: "owner", %peer, user = account.id, counted = refused == CodeRefused::Wrong, "owner code refused");
+            return Err(ApiError::BadOwnerCode);
+        }
+    };
+    if let Err(e) = app
+        .store
+        .add_owner(account.id, crate::clock::now_ms())
+        .await
+    {
+        app.owner_codes.give_back(redeemed);
+        return Err(e.into());
+    }
+    tracing::info!(target: "owner", %peer, user = account.id, username = account.name, action = "became an owner", "owner action");
+    owners(app, account).await
+}
+
+/// Routes `/api/owner/…` (`rest` is the path after `/api/owner`).
+pub(crate) async fn route(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+    rest: &[&str],
+) -> ApiResult {
+    let method = req.method().clone();
+    if rest == ["claim"] {
+        if method != Method::POST {
+            return Err(ApiError::MethodNotAllowed("POST"));
+        }
+        return claim(app, peer, req).await;
+    }
+    // The owner check comes before anything else, so a non-owner learns nothing more.
+    let you = require_owner(app, peer, &req).await?;
+    let is_get = method == Method::GET || method == Method::HEAD;
+    match rest {
+        [] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            owners(app, you).await
+        }
+        ["owners", id] => {
+            if method != Method::DELETE {
+                return Err(ApiError::MethodNotAllowed("DELETE"));
+            }
+            let id = parse_id(id)?;
+            let removed = app.store.remove_owner(id).await?;
+            if !removed {
+                return Err(ApiError::NotFound(format!("account {id} is not an owner")));
+            }
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an owner", user = id, "owner action");
+            owners(app, you).await
+        }
+        ["users"] | ["online"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            accounts_list(app, rest == ["online"]).await
+        }
+        ["users", id, "rename"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let id = parse_id(id)?;
+            let body: Rename = read_json(req, app.config.handshake_timeout).await?;
+            protocol::rules::check_username(&body.username)?;
+            let old = app
+                .store
+                .rename(id, &body.username)
+                .await
+                .map_err(|e| unknown_as(e, id))?;
+            // Its connections come back with the new name (the session stays signed in).
+            app.hub.end_user_sessions(id, None);
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "renamed an account", user = id, old, new = body.username, "owner action");
+            Ok(json(
+                StatusCode::OK,
+                &Account {
+                    id,
+                    username: body.username,
+                },
+            ))
+        }
+        ["users", id, "reset-password"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let id = parse_id(id)?;
+            let store = app.store.clone();
+            let user = blocking(move || store.user_blocking(id))
+                .await??
+                .ok_or(ApiError::UnknownAccount(id))?;
+            let code = app.reset_codes.issue(id, crate::clock::now_ms());
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "made a password reset code", user = id, "owner action");
+            Ok(json(
+                StatusCode::OK,
+                &PasswordReset {
+                    username: user.name,
+                    code,
+                    expires_s: owner::RESET_LIFE.as_secs(),
+                },
+            ))
+        }
+        ["backup"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            backup(app, peer, &you).await
+        }
+        ["restore", "preview"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let file = read_bytes(req, MAX_BACKUP_BYTES, UPLOAD_TIME).await?;
+            let (contents, scratch) = verify(app, file).await?;
+            remove_scratch(&scratch);
+            Ok(json(StatusCode::OK, &preview(&contents)))
+        }
+        ["restore"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let file = read_bytes(req, MAX_BACKUP_BYTES, UPLOAD_TIME).await?;
+            let (contents, scratch) = verify(app, file).await?;
+            let restored = restore(app, peer, &you, &contents, &scratch).await;
+            remove_scratch(&scratch);
+            restored
+        }
+        ["rooms", id, "close"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            let room = (*id).to_owned();
+            let body: CloseRoom = read_json(req, app.config.handshake_timeout).await?;
+            let reason = body.reason.trim().to_owned();
+            let length = reason.chars().count();
+            if length == 0 || length > CLOSE_REASON_MAX || reason.chars().any(char::is_control) {
+                return Err(ApiError::BadJson(format!(
+                    "`reason` must be 1 to {CLOSE_REASON_MAX} characters without control characters"
+                )));
+            }
+            if !app.hub.close_room(&room, reason.clone()).await {
+                return Err(ApiError::NotFound(format!("no open room {room:?}")));
+            }
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "closed a room", room, reason, "owner action");
+            Ok(json(StatusCode::OK, &ClosedRoom { room, reason }))
+        }
+        ["users", id] => {
+            if method != Method::DELETE {
+                return Err(ApiError::MethodNotAllowed("DELETE"));
+            }
+            let id = parse_id(id)?;
+            let username = account_api::delete_account(app, id).await?;
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an account", user = id, username, "owner action");
+            Ok(json(StatusCode::OK, &AccountRemoved { id, username }))
+        }
+        _ => Err(ApiError::NotFound(format!(
+            "no owner endpoint {}",
+            req.uri().path()
+        ))),
+    }
+}

@@ -1,0 +1,327 @@
+//! Backups (SPEC O3): one file holding all data, verified before a restore replaces anything.
+//!
+//! A backup file is a header line, then a redb database:
+//!
+//! ```text
+//! {"format":"xo-kiosk-backup","format_version":1,"schema_version":2,"app_version":"0.1.0","created_ms":…,"bytes":N,"sha256":"…"}\n
+//! <N bytes: a redb file holding the backed-up tables>
+//! ```
+//!
+//! The database part is a copy of the tables of accounts, names, games, their indexes,
+//! owners and the counters (`copy_all`), made inside one read transaction, so it is
+//! consistent; sessions and open rooms are not in it (a restore signs everyone out and closes
+//! every room). Verifying a file checks the header, the length and the SHA-256, then opens the
+//! database part as a file of its own and runs the same migration as an old database file
+//! (`migrate`), so a backup of any earlier schema restores; a newer one is refused. A restore
+//! then replaces every backed-up table in one durable write transaction of the live database:
+//! all of it or nothing.
+
+use std::path::{Path, PathBuf};
+
+use redb::{
+    Database, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata,
+    TableDefinition, WriteTransaction,
+};
+use rooms::StoreError;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::owners::OWNERS;
+use super::writer::{Op, Outcome};
+use super::{
+    GAMES, META, OPEN_ROOMS, SCHEMA_VERSION, SESSIONS, Store, USER_GAMES, USER_UNRATED, USERNAMES,
+    USERS, migrate, store_err,
+};
+
+/// The header's `format`.
+pub const BACKUP_FORMAT: &str = "xo-kiosk-backup";
+/// The layout of the file around the database (not the database's schema).
+pub const BACKUP_FORMAT_VERSION: u32 = 1;
+/// Largest backup file accepted for a restore.
+pub const MAX_BACKUP_BYTES: usize = 256 * 1024 * 1024;
+/// Where the data a restore replaced is kept, inside the data directory.
+pub const REPLACED_DIR: &str = "backups";
+
+/// The first line of a backup file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackupHeader {
+    pub format: String,
+    pub format_version: u32,
+    /// The database schema of the data part.
+    pub schema_version: u64,
+    /// The release that wrote it.
+    pub app_version: String,
+    pub created_ms: u64,
+    /// Length of the data part.
+    pub bytes: u64,
+    /// SHA-256 of the data part, hex.
+    pub sha256: String,
+}
+
+/// What a verified backup holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackupContents {
+    pub header: BackupHeader,
+    pub users: u64,
+    pub games: u64,
+    pub owners: u64,
+}
+
+/// Why a backup file was refused; nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackupError {
+    /// Not a backup, damaged, or cut short: why.
+    Invalid(String),
+    /// Written by a newer release than this one reads.
+    TooNew {
+        found: u64,
+        supported: u64,
+    },
+    Store(StoreError),
+}
+
+impl std::fmt::Display for BackupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BackupError::Invalid(why) => write!(f, "not a valid backup: {why}"),
+            BackupError::TooNew { found, supported } => write!(
+                f,
+                "the backup has schema {found}; this version reads up to {supported}"
+            ),
+            BackupError::Store(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for BackupError {}
+
+impl From<StoreError> for BackupError {
+    fn from(e: StoreError) -> Self {
+        BackupError::Store(e)
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A path in `dir` no other request uses.
+fn scratch(dir: &Path, what: &str) -> PathBuf {
+    let n: u64 = rand::random();
+    dir.join(format!("{what}-{n:016x}.tmp"))
+}
+
+/// Copies table `def` from `src` into `dst`, replacing what `dst` held; rows copied.
+fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
+    src: &ReadTransaction,
+    dst: &WriteTransaction,
+    def: TableDefinition<'static, K, V>,
+) -> Result<u64, StoreError> {
+    let from = src.open_table(def).map_err(store_err)?;
+    dst.delete_table(def).map_err(store_err)?;
+    let mut to = dst.open_table(def).map_err(store_err)?;
+    let mut rows = 0;
+    for entry in from.iter().map_err(store_err)? {
+        let (k, v) = entry.map_err(store_err)?;
+        to.insert(k.value(), v.value()).map_err(store_err)?;
+        rows += 1;
+    }
+    Ok(rows)
+}
+
+/// Every backed-up table, copied from `src` to `dst`.
+fn copy_all(src: &ReadTransaction, dst: &WriteTransaction) -> Result<(), StoreError> {
+    copy(src, dst, USERS)?;
+    copy(src, dst, USERNAMES)?;
+    copy(src, dst, GAMES)?;
+    copy(src, dst, USER_GAMES)?;
+    copy(src, dst, USER_UNRATED)?;
+    copy(src, dst, OWNERS)?;
+    copy(src, dst, META)?;
+    Ok(())
+}
+
+fn count<K: redb::Key + 'static, V: redb::Value + 'static>(
+    txn: &ReadTransaction,
+    def: TableDefinition<'static, K, V>,
+) -> Result<u64, StoreError> {
+    txn.open_table(def)
+        .map_err(store_err)?
+        .len()
+        .map_err(store_err)
+}
+
+impl Store {
+    /// A backup file of all data now (consistent: one read transaction).
+    pub fn backup_blocking(&self, now_ms: u64) -> Result<Vec<u8>, StoreError> {
+        let path = scratch(&self.inner.core.data_dir, "backup");
+        let result = self.write_snapshot(&path).and_then(|()| {
+            std::fs::read(&path).map_err(|e| StoreError::Internal(format!("reading a backup: {e}")))
+        });
+        if let Err(e) = std::fs::remove_file(&path)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(error = %e, path = %path.display(), "cannot remove a backup's scratch file");
+        }
+        let data = result?;
+        let header = BackupHeader {
+            format: BACKUP_FORMAT.to_owned(),
+            format_version: BACKUP_FORMAT_VERSION,
+            schema_version: SCHEMA_VERSION,
+            app_version: env!("CARGO_PKG_VERSION").to_owned(),
+            created_ms: now_ms,
+            bytes: data.len() as u64,
+            sha256: hex(&Sha256::digest(&data)),
+        };
+        let mut file = serde_json::to_vec(&header)
+            .map_err(|e| StoreError::Internal(format!("encoding a backup header: {e}")))?;
+        file.push(b'\n');
+        file.extend_from_slice(&data);
+        Ok(file)
+    }
+
+    fn write_snapshot(&self, path: &Path) -> Result<(), StoreError> {
+        self.inner.core.read(|src| {
+            let db = Database::create(path).map_err(store_err)?;
+            let dst = db.begin_write().map_err(store_err)?;
+            copy_all(src, &dst)?;
+            dst.commit().map_err(store_err)
+        })
+    }
+
+    /// Checks a backup file (see the module docs) and leaves its migrated database part in a
+    /// scratch file of the data directory, for [`Store::restore`]; the caller removes it.
+    pub fn verify_backup_blocking(
+        &self,
+        file: &[u8],
+    ) -> Result<(BackupContents, PathBuf), BackupError> {
+        let newline = file
+            .iter()
+            .position(|&b| b == b'\n')
+            .filter(|&n| n <= 4096)
+            .ok_or_else(|| BackupError::Invalid("no header line".into()))?;
+        let header: BackupHeader = serde_json::from_slice(&file[..newline])
+            .map_err(|e| BackupError::Invalid(format!("the header is not a backup header: {e}")))?;
+        if header.format != BACKUP_FORMAT {
+            return Err(BackupError::Invalid(format!(
+                "the format is {:?}, not {BACKUP_FORMAT:?}",
+                header.format
+            )));
+        }
+        if header.format_version > BACKUP_FORMAT_VERSION {
+            return Err(BackupError::Invalid(format!(
+                "file format {} is newer than this version's {BACKUP_FORMAT_VERSION}",
+                header.format_version
+            )));
+        }
+        if header.schema_version > SCHEMA_VERSION {
+            return Err(BackupError::TooNew {
+                found: header.schema_version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        let data = &file[newline + 1..];
+        if data.len() as u64 != header.bytes {
+            return Err(BackupError::Invalid(format!(
+                "the data is {} bytes, the header says {}",
+                data.len(),
+                header.bytes
+            )));
+        }
+        if hex(&Sha256::digest(data)) != header.sha256 {
+            return Err(BackupError::Invalid(
+                "the data does not match its checksum (damaged)".into(),
+            ));
+        }
+        let path = scratch(&self.inner.core.data_dir, "restore");
+        match open_and_count(&path, data, header) {
+            Ok(contents) => Ok((contents, path)),
+            Err(e) => {
+                remove_scratch(&path);
+                Err(e)
+            }
+        }
+    }
+
+    /// Replaces every backed-up table with the verified backup at `source` (from
+    /// [`Store::verify_backup_blocking`]) in one durable transaction, and forgets every
+    /// session and open room.
+    pub async fn restore(&self, source: PathBuf) -> Result<(), StoreError> {
+        match self.write(Op::Restore { source }).await? {
+            Outcome::Done => Ok(()),
+            Outcome::Refused(e) => Err(e),
+            other => Err(super::unexpected(&other)),
+        }
+    }
+
+    /// The data directory's folder for the data restores replaced.
+    pub fn replaced_dir(&self) -> PathBuf {
+        self.inner.core.data_dir.join(REPLACED_DIR)
+    }
+}
+
+/// Removes a scratch file, logging why it could not be.
+pub fn remove_scratch(path: &Path) {
+    if let Err(e) = std::fs::remove_file(path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(error = %e, path = %path.display(), "cannot remove a restore's scratch file");
+    }
+}
+
+fn open_and_count(
+    path: &Path,
+    data: &[u8],
+    header: BackupHeader,
+) -> Result<BackupContents, BackupError> {
+    std::fs::write(path, data)
+        .map_err(|e| BackupError::Store(StoreError::Internal(format!("writing a restore: {e}"))))?;
+    let db = Database::open(path)
+        .map_err(|e| BackupError::Invalid(format!("the data is not a database: {e}")))?;
+    migrate(&db).map_err(|e| match e {
+        StoreError::NewerSchema { found, supported } => BackupError::TooNew { found, supported },
+        StoreError::Corrupted(why) => BackupError::Invalid(why),
+        other => BackupError::Store(other),
+    })?;
+    let txn = db.begin_read().map_err(store_err)?;
+    let contents = BackupContents {
+        users: count(&txn, USERS)?,
+        games: count(&txn, GAMES)?,
+        owners: count(&txn, OWNERS)?,
+        header,
+    };
+    // Every record must decode, or the restore would replace good data with bad.
+    let users = txn.open_table(USERS).map_err(store_err)?;
+    for entry in users.iter().map_err(store_err)? {
+        let (_, bytes) = entry.map_err(store_err)?;
+        super::records::decode_user(bytes.value())
+            .map_err(|e| BackupError::Invalid(e.to_string()))?;
+    }
+    let games = txn.open_table(GAMES).map_err(store_err)?;
+    for entry in games.iter().map_err(store_err)? {
+        let (_, bytes) = entry.map_err(store_err)?;
+        super::records::decode_game(bytes.value())
+            .map_err(|e| BackupError::Invalid(e.to_string()))?;
+    }
+    Ok(contents)
+}
+
+/// The writer's half of [`Store::restore`].
+pub(super) fn apply_restore(txn: &WriteTransaction, source: &Path) -> Result<Outcome, StoreError> {
+    let db = match Database::open(source) {
+        Ok(db) => db,
+        Err(e) => {
+            return Ok(Outcome::Refused(StoreError::Refused(format!(
+                "the verified backup cannot be opened: {e}"
+            ))));
+        }
+    };
+    let src = db.begin_read().map_err(store_err)?;
+    copy_all(&src, txn)?;
+    // Sessions and open rooms name accounts by id; after a restore the ids are the backup's.
+    txn.delete_table(SESSIONS).map_err(store_err)?;
+    txn.open_table(SESSIONS).map_err(store_err)?;
+    txn.delete_table(OPEN_ROOMS).map_err(store_err)?;
+    txn.open_table(OPEN_ROOMS).map_err(store_err)?;
+    Ok(Outcome::Done)
+}

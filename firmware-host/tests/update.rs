@@ -1,0 +1,557 @@
+//! Issue 16.3 through real processes: `firmware-host install-update` and the image's launcher
+//! (`cross/image/overlay/usr/local/sbin/xo-launch`), with real binaries and real data dirs.
+//!
+//! The tests marked `ignore` need a second build of this server with a newer version, which
+//! `cross/update-check` makes (`XO_VERSION` at build time) and passes in `XO_UPDATE_NEXT`;
+//! it runs them with `--include-ignored`. `scripts/test` runs `cross/update-check`.
+
+mod support;
+
+use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use firmware_host::update;
+use support::{Process, register_at, request};
+
+const BIN: &str = env!("CARGO_BIN_EXE_firmware-host");
+
+fn launcher() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cross/image/overlay/usr/local/sbin/xo-launch")
+}
+
+/// The newer build `cross/update-check` made, and its version.
+fn next() -> (PathBuf, String) {
+    let path = PathBuf::from(std::env::var_os("XO_UPDATE_NEXT").expect(
+        "XO_UPDATE_NEXT names a newer firmware-host build: run these tests with cross/update-check",
+    ));
+    let version = version_of(&path);
+    assert_ne!(
+        version,
+        firmware_host::VERSION,
+        "{} is not newer",
+        path.display()
+    );
+    (path, version)
+}
+
+fn version_of(binary: &Path) -> String {
+    let out = Command::new(binary)
+        .arg("--version")
+        .output()
+        .expect("--version");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.trim()
+        .strip_prefix("firmware-host ")
+        .unwrap_or_else(|| panic!("--version printed {text:?}"))
+        .to_owned()
+}
+
+fn install_update(file: &Path, data_dir: &Path) -> Output {
+    Command::new(BIN)
+        .arg("install-update")
+        .arg(file)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .output()
+        .expect("run install-update")
+}
+
+/// Asserts that install-update refused with `code` and kept nothing: no binary, no leftover
+/// check folder or temporary file.
+fn assert_refused(out: &Output, code: &str, data_dir: &Path) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("refused ({code})")), "{stderr}");
+    assert_eq!(kept_files(data_dir), Vec::<String>::new(), "{stderr}");
+}
+
+/// The names in DATA_DIR/updates other than the launcher's own notes.
+fn kept_files(data_dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(data_dir.join("updates"))
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| !matches!(n.as_str(), "bad" | "rollback.json" | "dropped.sha256"))
+        .collect();
+    names.sort();
+    names
+}
+
+fn spare_port() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|l| l.local_addr())
+        .expect("spare port")
+        .port()
+}
+
+#[test]
+fn update_refuses_a_file_that_is_not_elf() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("firmware-host");
+    std::fs::write(&script, "#!/bin/sh\necho firmware-host 99.0.0\n").expect("write");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let data = dir.path().join("data");
+    assert_refused(&install_update(&script, &data), "not_elf", &data);
+    let empty = dir.path().join("empty");
+    std::fs::write(&empty, "").expect("write");
+    assert_refused(&install_update(&empty, &data), "not_elf", &data);
+}
+
+#[test]
+fn update_refuses_another_architecture() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let other = dir.path().join("firmware-host");
+    std::fs::copy(BIN, &other).expect("copy");
+    // This very binary with another e_machine (aarch64 on x86-64, else x86-64): what a build
+    // for the other Pi target looks like to the check.
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&other)
+        .expect("open");
+    let mut machine = [0u8; 2];
+    file.seek(SeekFrom::Start(18)).expect("seek");
+    file.read_exact(&mut machine).expect("read");
+    let patched: u16 = if u16::from_le_bytes(machine) == 183 {
+        62
+    } else {
+        183
+    };
+    file.seek(SeekFrom::Start(18)).expect("seek");
+    file.write_all(&patched.to_le_bytes()).expect("write");
+    drop(file);
+    let data = dir.path().join("data");
+    let out = install_update(&other, &data);
+    assert_refused(&out, "wrong_arch", &data);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{} (64-bit)", std::env::consts::ARCH)),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn update_refuses_the_running_version() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let out = install_update(Path::new(BIN), &data);
+    assert_refused(&out, "not_newer", &data);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{0} is not newer than the running {0}",
+            firmware_host::VERSION
+        )),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+async fn update_installs_a_newer_version_checked_against_a_copy_of_live_data() {
+    let (next, version) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    // The server keeps running on its data (redb holds the file locked) while the candidate
+    // is checked against a copy.
+    let server = Process::start(&data, &[]);
+    let cookie = register_at(server.addr, "Updater", "password1").await;
+    let before = std::fs::read(data.join("xo-kiosk.redb")).expect("read the redb file");
+
+    let out = install_update(&next, &data);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kept = data
+        .join("updates")
+        .join(format!("firmware-host-{version}"));
+    assert_eq!(
+        stdout.lines().last(),
+        Some(format!("installed {version} at {}", kept.display()).as_str())
+    );
+    assert_eq!(kept_files(&data), vec![format!("firmware-host-{version}")]);
+    let mode = std::fs::metadata(&kept).expect("kept").permissions().mode();
+    assert_eq!(mode & 0o777, 0o755);
+    assert_eq!(
+        std::fs::read(&kept).expect("kept"),
+        std::fs::read(&next).expect("next")
+    );
+    assert_eq!(
+        std::fs::read(data.join("xo-kiosk.redb")).expect("read the redb file"),
+        before,
+        "the check wrote the live data"
+    );
+    let me = request(server.addr, "GET", "/api/me", &[("Cookie", &cookie)], None).await;
+    assert_eq!(me.status, 200, "{}", me.text());
+    server.stop_with("-TERM");
+
+    let status = update::status(&data);
+    assert_eq!(status.running, firmware_host::VERSION);
+    assert_eq!(status.installed, vec![version.clone()]);
+    assert_eq!(status.bad, Vec::<String>::new());
+    assert_eq!(status.last_rollback, None);
+
+    // The same file again: the check compares it with the running binary (still the older
+    // one), so it is checked and kept again, in place.
+    let again = install_update(&next, &data);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(kept_files(&data), vec![format!("firmware-host-{version}")]);
+}
+
+#[test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+fn update_refused_when_the_candidate_cannot_open_the_data() {
+    let (next, _) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).expect("mkdir");
+    // A data file no version can open: the candidate exits at start.
+    std::fs::write(data.join("xo-kiosk.redb"), vec![0x5a; 8192]).expect("write");
+    let out = install_update(&next, &data);
+    assert_refused(&out, "does_not_start", &data);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("before answering /api/health"), "{stderr}");
+    assert_eq!(
+        std::fs::read(data.join("xo-kiosk.redb")).expect("read"),
+        vec![0x5a; 8192],
+        "the data file changed"
+    );
+}
+
+#[test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+fn concurrent_installs_keep_one_whole_binary() {
+    let (next, version) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let children: Vec<Child> = (0..3)
+        .map(|_| {
+            Command::new(BIN)
+                .arg("install-update")
+                .arg(&next)
+                .arg("--data-dir")
+                .arg(&data)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().expect("wait");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(kept_files(&data), vec![format!("firmware-host-{version}")]);
+    assert_eq!(
+        std::fs::read(
+            data.join("updates")
+                .join(format!("firmware-host-{version}"))
+        )
+        .expect("kept"),
+        std::fs::read(&next).expect("next")
+    );
+}
+
+#[test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+fn reinstalling_a_bad_version_clears_it_from_the_bad_list() {
+    let (next, version) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("updates")).expect("mkdir");
+    std::fs::write(data.join("updates/bad"), format!("0.0.1\n{version}\n")).expect("write");
+    let out = install_update(&next, &data);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(update::status(&data).bad, vec!["0.0.1".to_owned()]);
+}
+
+/// The launcher as firmware-host.service runs it, on a spare loopback port.
+struct Launcher {
+    child: Child,
+    addr: SocketAddr,
+    log: PathBuf,
+}
+
+impl Launcher {
+    fn start(data: &Path, drop_file: &Path, healthy_within: u32) -> Launcher {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, spare_port()));
+        let log = data.with_extension(format!("launch-{}.log", addr.port()));
+        let child = Command::new(launcher())
+            .env("XO_DATA_DIR", data)
+            .env("XO_BIND", addr.to_string())
+            .env("XO_LAUNCH_BUILTIN", BIN)
+            .env("XO_LAUNCH_HEALTHY_WITHIN", healthy_within.to_string())
+            .env("XO_LAUNCH_DROP", drop_file)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("start the launcher");
+        Launcher { child, addr, log }
+    }
+
+    /// Waits (at most `limit`) for /api/health and for the launcher to have seen it healthy,
+    /// and returns the version it names.
+    async fn healthy_version(&mut self, limit: Duration) -> String {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                panic!("the launcher exited ({status}):\n{}", self.log());
+            }
+            if let Some(version) = health_version(self.addr) {
+                if self
+                    .log()
+                    .contains(&format!("version {version} is healthy"))
+                {
+                    return version;
+                }
+            }
+            assert!(
+                started.elapsed() < limit,
+                "no /api/health within {limit:?}:\n{}",
+                self.log()
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// SIGTERM, as systemd stops the unit: the launcher passes it on and exits with the
+    /// server's status.
+    fn stop(mut self) -> String {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                assert!(status.success(), "launcher exit {status}:\n{}", self.log());
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "no exit:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(
+            TcpListener::bind(self.addr).is_ok(),
+            "the server still listens after the launcher stopped:\n{}",
+            self.log()
+        );
+        self.log()
+    }
+}
+
+impl Drop for Launcher {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            // A failed test: stop it and whatever it started.
+            let pid = self.child.id().to_string();
+            if let Err(e) = Command::new("kill").args(["-TERM", &pid]).status() {
+                eprintln!("cannot stop the launcher: {e}");
+            }
+            std::thread::sleep(Duration::from_secs(2));
+            if let Err(e) = self.child.kill() {
+                eprintln!("cannot kill the launcher: {e}");
+            }
+        }
+    }
+}
+
+/// The version a 200 `/api/health` names, or None while nothing answers.
+fn health_version(addr: SocketAddr) -> Option<String> {
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        stream,
+        "GET /api/health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).ok()?;
+    let (head, body) = answer.split_once("\r\n\r\n")?;
+    if !head.starts_with("HTTP/1.1 200") {
+        return None;
+    }
+    let json: serde_json::Value = serde_json::from_str(body).ok()?;
+    Some(json["version"].as_str()?.to_owned())
+}
+
+#[tokio::test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+async fn launcher_runs_the_newest_installed_version() {
+    let (next, version) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let mut first = Launcher::start(&data, &dir.path().join("no-drop"), 30);
+    assert_eq!(
+        first.healthy_version(Duration::from_secs(60)).await,
+        firmware_host::VERSION
+    );
+    let cookie = register_at(first.addr, "Keeper", "password1").await;
+    first.stop();
+
+    let out = install_update(&next, &data);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut second = Launcher::start(&data, &dir.path().join("no-drop"), 30);
+    assert_eq!(
+        second.healthy_version(Duration::from_secs(60)).await,
+        version
+    );
+    // The new version serves the same data.
+    let me = request(second.addr, "GET", "/api/me", &[("Cookie", &cookie)], None).await;
+    assert_eq!(me.status, 200, "{}", me.text());
+    assert_eq!(me.json()["username"], "Keeper");
+    let log = second.stop();
+    assert!(
+        log.contains(&format!("version {version} is healthy")),
+        "{log}"
+    );
+    assert_eq!(update::status(&data).last_rollback, None);
+}
+
+#[tokio::test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+async fn launcher_rolls_back_when_the_newest_is_not_healthy() {
+    let (next, version) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let out = install_update(&next, &data);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let updates = data.join("updates");
+    // Two newer versions that fail after a restart: one whose file was cut short on the card
+    // (it cannot even start), one that starts and never answers.
+    let cut = updates.join("firmware-host-90.0.0");
+    std::fs::write(&cut, &std::fs::read(&next).expect("read")[..4096]).expect("write");
+    std::fs::set_permissions(&cut, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let hangs = updates.join("firmware-host-91.0.0");
+    std::fs::write(&hangs, "#!/bin/sh\nexec sleep 600\n").expect("write");
+    std::fs::set_permissions(&hangs, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+
+    let mut launcher = Launcher::start(&data, &dir.path().join("no-drop"), 4);
+    assert_eq!(
+        launcher.healthy_version(Duration::from_secs(60)).await,
+        version
+    );
+    let log = launcher.stop();
+    assert!(
+        log.contains("version 91.0.0 is not healthy (no answer on /api/health within 4 s)"),
+        "{log}"
+    );
+    assert!(
+        log.contains("version 90.0.0 is not healthy (it exited before answering /api/health)"),
+        "{log}"
+    );
+
+    let status = update::status(&data);
+    assert_eq!(status.bad, vec!["91.0.0".to_owned(), "90.0.0".to_owned()]);
+    let rollback = status.last_rollback.expect("rollback.json");
+    assert_eq!(
+        (rollback.from.as_str(), rollback.to.as_str()),
+        ("90.0.0", version.as_str())
+    );
+    assert_eq!(rollback.reason, "it exited before answering /api/health");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    assert!(
+        rollback.at_unix <= now && rollback.at_unix + 600 > now,
+        "{rollback:?}"
+    );
+
+    // Bad versions stay bad: the next start goes straight to the good one.
+    let mut again = Launcher::start(&data, &dir.path().join("no-drop"), 4);
+    assert_eq!(
+        again.healthy_version(Duration::from_secs(60)).await,
+        version
+    );
+    let log = again.stop();
+    assert!(!log.contains("not healthy"), "{log}");
+
+    // When every update is bad, the image's own binary runs.
+    std::fs::write(updates.join("bad"), format!("91.0.0\n90.0.0\n{version}\n")).expect("write");
+    let mut own = Launcher::start(&data, &dir.path().join("no-drop"), 4);
+    assert_eq!(
+        own.healthy_version(Duration::from_secs(60)).await,
+        firmware_host::VERSION
+    );
+    own.stop();
+}
+
+#[tokio::test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+async fn launcher_installs_a_file_dropped_on_the_boot_partition_once() {
+    let (next, version) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let dropped = dir.path().join("boot-firmware-host");
+    std::fs::copy(&next, &dropped).expect("copy");
+    let mut launcher = Launcher::start(&data, &dropped, 30);
+    assert_eq!(
+        launcher.healthy_version(Duration::from_secs(120)).await,
+        version
+    );
+    let log = launcher.stop();
+    assert!(log.contains(&format!("installed {version} at")), "{log}");
+    assert_eq!(update::status(&data).installed, vec![version.clone()]);
+
+    let mut again = Launcher::start(&data, &dropped, 30);
+    assert_eq!(
+        again.healthy_version(Duration::from_secs(60)).await,
+        version
+    );
+    let log = again.stop();
+    assert!(log.contains("was already tried"), "{log}");
+    assert!(!log.contains("installing"), "{log}");
+
+    // A refused file (here: not an ELF program) is logged and tried once, and the kiosk runs.
+    std::fs::write(&dropped, "not a program").expect("write");
+    let mut refused = Launcher::start(&data, &dropped, 30);
+    assert_eq!(
+        refused.healthy_version(Duration::from_secs(60)).await,
+        version
+    );
+    let log = refused.stop();
+    assert!(log.contains("refused (not_elf)"), "{log}");
+}
