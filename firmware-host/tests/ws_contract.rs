@@ -532,6 +532,43 @@ async fn play_again_starts_the_same_setup_with_sides_swapped_and_watchers_follow
     );
 }
 
+/// M3.12: the answer to `play_again` is the next room's snapshot (echoing its id) and nothing
+/// from the old room: the finished room must not send its own snapshot with that id after
+/// `next_room`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_again_is_answered_by_the_next_room_only() {
+    let s = TestServer::start().await;
+    let mut kiosk = connect(&s, None).await;
+    let local = OpponentRequest::Local {
+        names: ["Sara".into(), "Omar".into()],
+    };
+    let first = create(&mut kiosk, Game::Xo, local).await;
+    let id = send(&mut kiosk, ClientMsg::Resign { id: None }).await;
+    snapshot(&mut kiosk, id, "resigned").await;
+    let id = send(&mut kiosk, ClientMsg::PlayAgain { id: None }).await;
+    until(&mut kiosk, "next_room", |m| {
+        matches!(m, ServerMsg::Event(Event::NextRoom { room, .. }) if *room == first.id)
+            .then_some(())
+    })
+    .await;
+    let old_echoes = std::sync::atomic::AtomicUsize::new(0);
+    let next = until(&mut kiosk, "the next room's snapshot", |m| match m {
+        ServerMsg::Room { room, id: got } if room.id == first.id && *got == id => {
+            old_echoes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            None
+        }
+        ServerMsg::Room { room, id: got } if room.id != first.id => Some((room.id.clone(), *got)),
+        _ => None,
+    })
+    .await;
+    assert_eq!(next.1, id, "the next room's snapshot echoes play_again");
+    assert_eq!(
+        old_echoes.into_inner(),
+        0,
+        "the old room answered play_again too"
+    );
+}
+
 /// Issue 14.6, M3.12: after a rated game either player offers a rematch; the other accepts; a
 /// new rated room with the same settings starts with colours swapped, and spectators follow.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -336,8 +336,10 @@ impl Actor {
                     self.outboxes
                         .insert(member.conn, (member.key.clone(), outbox.clone()));
                 }
+                // The next game's room answers the intent that started it (its snapshot echoes
+                // the id, M3.12); a refused next game answers with the error.
                 let acked = fx.iter().any(|e| {
-                    matches!(e, Effect::Changed | Effect::Hint { .. })
+                    matches!(e, Effect::Changed | Effect::Hint { .. } | Effect::NextGame)
                         || matches!(e, Effect::Detach { conn } if *conn == member.conn)
                 });
                 self.carry_out(fx, Some((member.conn, id))).await;
