@@ -15,6 +15,7 @@ use protocol::{
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rooms::rated::Unlimited;
 use rooms::room::{Ctx, Intent, Member, PlayerKey, Room};
 use rooms::seats::{SeatBook, Seats};
 use rooms::settings::Settings;
@@ -53,6 +54,7 @@ impl Bench {
             wall_ms: 1_700_000_000_000 + self.now_ms,
             rng: &mut self.rng,
             seats: &mut self.seats,
+            rated: &Unlimited,
         };
         if let Err(refusal) = room.apply(who, intent, &mut ctx) {
             panic!("the bench's intent was refused: {refusal}");
@@ -94,6 +96,7 @@ fn room_after(
         wall_ms: 1_700_000_000_000,
         rng: &mut bench.rng,
         seats: &mut bench.seats,
+        rated: &Unlimited,
     };
     let mut room = Room::new(id.into(), settings, host, &mut ctx);
     room.resume(&mut ctx);
