@@ -127,11 +127,18 @@ async fn rated_game(host: &mut Client, guest: &mut Client, game: Game) -> (Strin
     (room, started)
 }
 
-/// The lobby list as this connection is shown it.
+/// The lobby list as this connection is shown it (its first 100 rows).
 async fn lobby_rows(c: &mut Client) -> Vec<protocol::RoomSummary> {
-    let id = send(c, ClientMsg::WatchLobby { id: None }).await;
+    let id = send(
+        c,
+        ClientMsg::WatchLobby {
+            id: None,
+            limit: Some(100),
+        },
+    )
+    .await;
     until(c, "the lobby", |m| match m {
-        ServerMsg::Lobby { id: got, rooms } if *got == id => Some(rooms.clone()),
+        ServerMsg::Lobby { id: got, rooms, .. } if *got == id => Some(rooms.clone()),
         _ => None,
     })
     .await
@@ -522,6 +529,43 @@ async fn play_again_starts_the_same_setup_with_sides_swapped_and_watchers_follow
     assert_eq!(
         snapshot(&mut kiosk, id, "a move in the new game").await.id,
         next.id
+    );
+}
+
+/// M3.12: the answer to `play_again` is the next room's snapshot (echoing its id) and nothing
+/// from the old room: the finished room must not send its own snapshot with that id after
+/// `next_room`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_again_is_answered_by_the_next_room_only() {
+    let s = TestServer::start().await;
+    let mut kiosk = connect(&s, None).await;
+    let local = OpponentRequest::Local {
+        names: ["Sara".into(), "Omar".into()],
+    };
+    let first = create(&mut kiosk, Game::Xo, local).await;
+    let id = send(&mut kiosk, ClientMsg::Resign { id: None }).await;
+    snapshot(&mut kiosk, id, "resigned").await;
+    let id = send(&mut kiosk, ClientMsg::PlayAgain { id: None }).await;
+    until(&mut kiosk, "next_room", |m| {
+        matches!(m, ServerMsg::Event(Event::NextRoom { room, .. }) if *room == first.id)
+            .then_some(())
+    })
+    .await;
+    let old_echoes = std::sync::atomic::AtomicUsize::new(0);
+    let next = until(&mut kiosk, "the next room's snapshot", |m| match m {
+        ServerMsg::Room { room, id: got } if room.id == first.id && *got == id => {
+            old_echoes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            None
+        }
+        ServerMsg::Room { room, id: got } if room.id != first.id => Some((room.id.clone(), *got)),
+        _ => None,
+    })
+    .await;
+    assert_eq!(next.1, id, "the next room's snapshot echoes play_again");
+    assert_eq!(
+        old_echoes.into_inner(),
+        0,
+        "the old room answered play_again too"
     );
 }
 

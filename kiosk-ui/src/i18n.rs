@@ -230,6 +230,8 @@ texts! {
 
     LobbyTitle => "Rooms", "الغرف";
     LobbyEmpty => "No rooms yet. Create one!", "لا توجد غرف بعد. أنشئ واحدة!";
+    LobbyMore => "{0} more rooms.", "{0} غرف أخرى.";
+    ShowMore => "Show more", "اعرض المزيد";
     Watch => "Watch", "شاهد";
     OpenRoom => "Open", "افتح";
     PhaseWaiting => "Waiting for a player", "بانتظار لاعب";

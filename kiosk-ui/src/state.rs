@@ -57,7 +57,10 @@ pub struct AppState {
     pub account: Option<Option<Account>>,
     /// The name the server shows for this connection.
     pub server_name: Option<String>,
+    /// The lobby page the server sends: its first rows, kept up to date row by row.
     pub lobby: Vec<RoomSummary>,
+    /// Rooms this client may see in all (the page may hold fewer).
+    pub lobby_total: u32,
     pub room: Option<LiveRoom>,
     pub hint: Option<Cell>,
     pub notice: Option<Notice>,
@@ -77,6 +80,29 @@ pub struct AppState {
     pub followed: Option<String>,
 }
 
+/// Applies a `lobby_update` to the page: rows replace the row with their id or join it, removed
+/// ids leave it, and the page stays in the server's order (waiting, playing, finished; a row
+/// that joins goes after the rows already in its phase).
+pub fn apply_lobby_update(
+    lobby: &mut Vec<RoomSummary>,
+    rows: Vec<RoomSummary>,
+    removed: &[String],
+) {
+    lobby.retain(|r| !removed.contains(&r.id));
+    for row in rows {
+        match lobby.iter_mut().find(|r| r.id == row.id) {
+            Some(old) => *old = row,
+            None => lobby.push(row),
+        }
+    }
+    let rank = |p: protocol::Phase| match p {
+        protocol::Phase::Waiting => 0,
+        protocol::Phase::Playing => 1,
+        protocol::Phase::Finished => 2,
+    };
+    lobby.sort_by_key(|r| rank(r.phase));
+}
+
 impl Default for AppState {
     fn default() -> Self {
         AppState {
@@ -86,6 +112,7 @@ impl Default for AppState {
             account: None,
             server_name: None,
             lobby: Vec::new(),
+            lobby_total: 0,
             room: None,
             hint: None,
             notice: None,
@@ -198,7 +225,18 @@ impl AppState {
                 }
             }
             ServerMsg::Pong { .. } => {}
-            ServerMsg::Lobby { rooms, .. } => self.lobby = rooms,
+            ServerMsg::Lobby { rooms, total, .. } => {
+                self.lobby = rooms;
+                self.lobby_total = total;
+            }
+            ServerMsg::LobbyUpdate {
+                rows,
+                removed,
+                total,
+            } => {
+                apply_lobby_update(&mut self.lobby, rows, &removed);
+                self.lobby_total = total;
+            }
             ServerMsg::Room { id, room } => self.snapshot(id.is_some(), *room, now_ms),
             ServerMsg::Event(event) => self.event(event),
             ServerMsg::Hint { cell, .. } => {
@@ -877,5 +915,41 @@ mod tests {
         assert!(!idle_return_due(&Route::Kiosk, None, 500_000.0, 120));
         assert!(!idle_return_due(&Route::Rules, None, 500_000.0, 120));
         assert!(idle_return_due(&kiosk_room, None, 500_000.0, 120));
+    }
+}
+
+#[cfg(test)]
+mod lobby_tests {
+    use protocol::{Joining, Phase, RoomKind, RoomSummary};
+
+    use super::apply_lobby_update;
+
+    fn row(id: &str, phase: Phase) -> RoomSummary {
+        RoomSummary {
+            id: id.into(),
+            game: engine::Game::Xo,
+            kind: RoomKind::Online {
+                joining: Joining::Open,
+            },
+            phase,
+            players: vec!["sara".into()],
+            open_seat: phase == Phase::Waiting,
+            per_move_ms: None,
+            spectators: 0,
+            names: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn lobby_update_replaces_adds_and_removes_rows_in_server_order() {
+        let mut lobby = vec![row("a", Phase::Waiting), row("b", Phase::Waiting)];
+        apply_lobby_update(
+            &mut lobby,
+            vec![row("a", Phase::Playing), row("c", Phase::Waiting)],
+            &["b".to_owned()],
+        );
+        let ids: Vec<&str> = lobby.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["c", "a"], "waiting rooms first");
+        assert_eq!(lobby[1].phase, Phase::Playing);
     }
 }

@@ -135,6 +135,7 @@ class Conn:
         self.events = []  # every event, in order
         self.room = None  # the latest snapshot
         self.lobby = None
+        self.lobby_total = None
 
     @classmethod
     async def open(cls, base, http, label):
@@ -157,7 +158,14 @@ class Conn:
         elif kind == "room":
             self.room = msg["room"]["room"]
         elif kind == "lobby":
+            # A page of the lobby; later changes come row by row as lobby_update.
             self.lobby = msg["lobby"]["rooms"]
+            self.lobby_total = msg["lobby"]["total"]
+        elif kind == "lobby_update":
+            update = msg["lobby_update"]
+            gone = set(update["removed"]) | {r["id"] for r in update["rows"]}
+            self.lobby = [r for r in (self.lobby or []) if r["id"] not in gone] + update["rows"]
+            self.lobby_total = update["total"]
         self.inbox.append(msg)
 
     async def _receive(self, timeout):
@@ -415,10 +423,12 @@ async def rated_game(base):
         "create_room", "already_seated", room={"game": "xo", "opponent": {"player": {}}}
     )
     await omar.wait(
-        lambda m: "lobby" in m
-        and any(r["id"] == rid and r["open_seat"] for r in m["lobby"]["rooms"]),
-        "a lobby update with the new room",
+        lambda m: "lobby_update" in m
+        and any(r["id"] == rid and r["open_seat"] for r in m["lobby_update"]["rows"]),
+        "a lobby update with the new room's row",
     )
+    check(any(r["id"] == rid for r in omar.lobby), "the row is on omar's page")
+    check(omar.lobby_total == len(omar.lobby), f"the count {omar.lobby_total} of a short lobby")
     await omar.ok("unwatch_lobby", reply="pong")
     await watcher.refused("join", "sign_in_required", room=rid)
 

@@ -20,10 +20,13 @@ pub enum ClientMsg {
         #[serde(default)]
         id: Option<RequestId>,
     },
-    /// Receive the lobby list now and again whenever it changes.
+    /// Receive the first `limit` rows of the lobby now (default 20, at most 100) and the changes
+    /// of those rows whenever they change; sent again with a larger limit, it shows more.
     WatchLobby {
         #[serde(default)]
         id: Option<RequestId>,
+        #[serde(default)]
+        limit: Option<u32>,
     },
     /// Stop receiving lobby updates.
     UnwatchLobby {
@@ -155,7 +158,7 @@ macro_rules! match_id {
         match $msg {
             ClientMsg::Hello { .. } => $none,
             ClientMsg::Ping { $id }
-            | ClientMsg::WatchLobby { $id }
+            | ClientMsg::WatchLobby { $id, .. }
             | ClientMsg::UnwatchLobby { $id }
             | ClientMsg::CreateRoom { $id, .. }
             | ClientMsg::Open { $id, .. }

@@ -28,10 +28,14 @@ pub enum ServerMsg {
     },
     /// Answers `ping`.
     Pong { id: Option<RequestId> },
-    /// The whole lobby: after `watch_lobby` (with its id) and after every change (without).
+    /// The first rows of the lobby (as many as `watch_lobby` asked for) and how many rooms the
+    /// reader may see in all: after `watch_lobby` (with its id), and again (without) when the
+    /// server could not send the changes one by one. Later changes come as `lobby_update`.
     Lobby {
         id: Option<RequestId>,
         rooms: Vec<RoomSummary>,
+        #[serde(default)]
+        total: u32,
     },
     /// A full snapshot of the current room for this reader. `id` echoes the intent whose
     /// success caused it, in the snapshot sent to that intent's sender.
@@ -52,6 +56,14 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         code: ErrorCode,
         message: String,
+    },
+    /// What changed on the watcher's page of the lobby since the last `lobby` or
+    /// `lobby_update`: rows new to the page or changed (replace the row with the same id, or
+    /// add it), ids that left the page, and the new count of rooms the reader may see.
+    LobbyUpdate {
+        rows: Vec<RoomSummary>,
+        removed: Vec<RoomId>,
+        total: u32,
     },
 }
 

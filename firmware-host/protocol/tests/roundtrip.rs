@@ -10,7 +10,11 @@ fn every_client_msg() -> Vec<ClientMsg> {
     vec![
         ClientMsg::Hello { version: 1 },
         ClientMsg::Ping { id },
-        ClientMsg::WatchLobby { id },
+        ClientMsg::WatchLobby { id, limit: None },
+        ClientMsg::WatchLobby {
+            id,
+            limit: Some(40),
+        },
         ClientMsg::UnwatchLobby { id: None },
         ClientMsg::CreateRoom {
             id,
@@ -261,6 +265,22 @@ fn every_server_msg() -> Vec<ServerMsg> {
                     },
                 ],
             }],
+            total: 31,
+        },
+        ServerMsg::LobbyUpdate {
+            rows: vec![RoomSummary {
+                id: room.clone(),
+                game: Game::Infinite,
+                kind: RoomKind::Local,
+                phase: Phase::Playing,
+                players: vec!["Sara".into(), "Omar".into()],
+                open_seat: false,
+                per_move_ms: Some(10_000),
+                spectators: 2,
+                names: Vec::new(),
+            }],
+            removed: vec!["zd8yup".into()],
+            total: 30,
         },
         ServerMsg::Room {
             id: Some(4),

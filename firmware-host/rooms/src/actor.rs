@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 
-use crate::handle::{Outbox, RoomHandle, RoomMsg, ToSession};
+use crate::handle::{Outbox, RoomHandle, RoomMsg, SharedMsg, ToSession};
 use crate::persistence::Persistence;
 use crate::room::passcode;
 use crate::room::{Audience, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
@@ -56,6 +56,12 @@ enum SaveOp {
     Delete,
 }
 
+/// How long a room's saver waits after a change before writing, so that the moves of a quick
+/// exchange (and a game that starts and ends within it) share one write. Together with the
+/// store's durability deadline (`DURABLE_WITHIN`, 1 s), a power cut loses at most the last
+/// 1.05 s of an open game.
+pub const SAVE_COALESCE: Duration = Duration::from_millis(50);
+
 /// A room's writer of its saved state: one at a time, in order, coalescing bursts; the
 /// store's writer answers each when its commit is done.
 fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp>, JoinHandle<()>) {
@@ -64,6 +70,7 @@ fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp
         // `changed` still reports a value sent just before the sender was dropped, so the
         // last state is written before the loop ends.
         while rx.changed().await.is_ok() {
+            tokio::time::sleep(SAVE_COALESCE).await;
             let op = rx.borrow_and_update().clone();
             let result = match op {
                 SaveOp::Idle => Ok(()),
@@ -253,12 +260,10 @@ async fn run(
     if shutdown_done.is_some() && !actor.closed {
         // Shutting down: the room stays saved to be restored; tell its viewers.
         let id = actor.room.id().to_owned();
-        actor.broadcast(|_| {
-            Some(ServerMsg::Event(Event::RoomClosed {
-                room: id.clone(),
-                reason: CloseReason::Shutdown,
-            }))
-        });
+        actor.broadcast(ServerMsg::Event(Event::RoomClosed {
+            room: id,
+            reason: CloseReason::Shutdown,
+        }));
     }
     if let Some(pending) = actor.pending.take() {
         // Stopping: one last try; a card that still fails loses this result (as a power cut
@@ -331,8 +336,10 @@ impl Actor {
                     self.outboxes
                         .insert(member.conn, (member.key.clone(), outbox.clone()));
                 }
+                // The next game's room answers the intent that started it (its snapshot echoes
+                // the id, M3.12); a refused next game answers with the error.
                 let acked = fx.iter().any(|e| {
-                    matches!(e, Effect::Changed | Effect::Hint { .. })
+                    matches!(e, Effect::Changed | Effect::Hint { .. } | Effect::NextGame)
                         || matches!(e, Effect::Detach { conn } if *conn == member.conn)
                 });
                 self.carry_out(fx, Some((member.conn, id))).await;
@@ -394,7 +401,7 @@ impl Actor {
                     to: Audience::All,
                     event,
                 } => {
-                    self.broadcast(|_| Some(ServerMsg::Event(event.clone())));
+                    self.broadcast(ServerMsg::Event(event));
                 }
                 // An event for one person reaches every connection of theirs, whatever room it
                 // views (a player moved to another room, M3.4, views that one).
@@ -442,13 +449,11 @@ impl Actor {
                             self.room.committed(updates)
                         }
                         None => {
-                            self.broadcast(|_| {
-                                Some(ServerMsg::error(
-                                    None,
-                                    ErrorCode::Storage,
-                                    "the result could not be stored; ratings are unchanged",
-                                ))
-                            });
+                            self.broadcast(ServerMsg::error(
+                                None,
+                                ErrorCode::Storage,
+                                "the result could not be stored; ratings are unchanged",
+                            ));
                             self.room.commit_failed()
                         }
                     };
@@ -573,17 +578,29 @@ impl Actor {
         true
     }
 
-    /// Sends every viewer its snapshot, updates the lobby and saves the room.
+    /// Sends every viewer its snapshot, updates the lobby and saves the room. Viewers who see
+    /// the room alike (spectators) share one snapshot, encoded once.
     fn publish(&mut self, sender: Option<(ConnId, Option<RequestId>)>) {
         let now_ms = self.shared.now_ms();
         let mut dead = Vec::new();
+        let mut spectators: Option<Arc<SharedMsg>> = None;
         for (conn, (key, outbox)) in &self.outboxes {
             let id = sender.filter(|(c, _)| c == conn).and_then(|(_, id)| id);
-            let msg = ServerMsg::Room {
-                id,
-                room: Box::new(self.room.view_for(key, now_ms)),
+            let item = if id.is_none() && self.room.sees_spectator_view(key) {
+                let shared = spectators.get_or_insert_with(|| {
+                    SharedMsg::new(ServerMsg::Room {
+                        id: None,
+                        room: Box::new(self.room.view_for(key, now_ms)),
+                    })
+                });
+                ToSession::Shared(Arc::clone(shared))
+            } else {
+                ToSession::Msg(ServerMsg::Room {
+                    id,
+                    room: Box::new(self.room.view_for(key, now_ms)),
+                })
             };
-            if !deliver(outbox, msg) {
+            if outbox.try_send(item).is_err() {
                 dead.push(*conn);
             }
         }
@@ -601,13 +618,16 @@ impl Actor {
         self.saver.send_replace(op);
     }
 
-    fn broadcast(&mut self, msg: impl Fn(&PlayerKey) -> Option<ServerMsg>) {
+    /// Sends every viewer the same message, encoded once.
+    fn broadcast(&mut self, msg: ServerMsg) {
+        let msg = SharedMsg::new(msg);
         let mut dead = Vec::new();
-        for (conn, (key, outbox)) in &self.outboxes {
-            if let Some(m) = msg(key) {
-                if !deliver(outbox, m) {
-                    dead.push(*conn);
-                }
+        for (conn, (_, outbox)) in &self.outboxes {
+            if outbox
+                .try_send(ToSession::Shared(Arc::clone(&msg)))
+                .is_err()
+            {
+                dead.push(*conn);
             }
         }
         for conn in dead {
@@ -671,13 +691,11 @@ impl Actor {
     }
 
     fn storage_error(&mut self) {
-        self.broadcast(|_| {
-            Some(ServerMsg::error(
-                None,
-                ErrorCode::Storage,
-                "the result could not be stored; ratings are unchanged",
-            ))
-        });
+        self.broadcast(ServerMsg::error(
+            None,
+            ErrorCode::Storage,
+            "the result could not be stored; ratings are unchanged",
+        ));
     }
 
     /// Stores a finished game, retrying a few times; the rating updates, or `None` if it

@@ -1,9 +1,12 @@
 //! A room task's address ([`RoomHandle`]) and what it receives ([`RoomMsg`]): what sessions,
 //! the lobby and other rooms hold to reach a room.
 
+use std::sync::{Arc, OnceLock};
+
 use protocol::records::UserId;
-use protocol::{RequestId, RoomId, ServerMsg};
+use protocol::{Frame, Framing, RequestId, RoomId, ServerMsg};
 use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Message;
 
 use crate::room::{ConnId, Intent, Member};
 
@@ -15,12 +18,51 @@ pub(crate) type Outbox = mpsc::Sender<ToSession>;
 pub(crate) enum ToSession {
     /// A message for the client.
     Msg(ServerMsg),
+    /// A message for several clients (a snapshot every spectator sees, an event for all),
+    /// encoded once per framing whoever sends it first.
+    Shared(Arc<SharedMsg>),
     /// M3.12: the room's next game is `room`; make it the current room and open it, echoing
     /// `id` (the request that made it, for its sender) in the snapshot.
     Follow {
         room: RoomHandle,
         id: Option<RequestId>,
     },
+}
+
+/// One message for an audience, with its encodings once made.
+#[derive(Debug)]
+pub(crate) struct SharedMsg {
+    pub(crate) msg: ServerMsg,
+    text: OnceLock<Message>,
+    binary: OnceLock<Message>,
+}
+
+impl SharedMsg {
+    pub(crate) fn new(msg: ServerMsg) -> Arc<SharedMsg> {
+        Arc::new(SharedMsg {
+            msg,
+            text: OnceLock::new(),
+            binary: OnceLock::new(),
+        })
+    }
+
+    /// The WebSocket message in `framing`, encoded at the first call for that framing (the
+    /// copy shares its bytes).
+    pub(crate) fn message(&self, framing: Framing) -> Message {
+        let cell = match framing {
+            Framing::Text => &self.text,
+            Framing::Binary => &self.binary,
+        };
+        cell.get_or_init(|| ws_message(&self.msg, framing)).clone()
+    }
+}
+
+/// `msg` as a WebSocket message in `framing`.
+pub(crate) fn ws_message(msg: &ServerMsg, framing: Framing) -> Message {
+    match msg.encode(framing) {
+        Frame::Text(text) => Message::text(text),
+        Frame::Binary(bytes) => Message::binary(bytes),
+    }
 }
 
 /// What a room task receives.

@@ -1,17 +1,45 @@
-//! The lobby: every open room's handle and summary, and a change signal for watchers.
+//! The lobby: every open room's handle and summary, and what its watchers receive.
 //!
 //! This directory is the only state shared by all rooms besides the seat book; it holds no
 //! game state, only what the lobby list shows, and its lock is never held across an await.
+//! Nothing here scans every room on a room's change: the list's order, the rooms per host and
+//! the closable rooms are kept as indexes, and a change is logged by room id so that each
+//! watcher ([`Watch`]) sends only the rows of its page that changed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::ops::Bound;
 use std::sync::Mutex;
 
-use protocol::{Phase, RoomId, RoomKind, RoomSummary};
+use protocol::{Phase, RoomId, RoomKind, RoomSummary, ServerMsg};
 use rand::seq::IndexedRandom;
 use tokio::sync::watch;
 
 use crate::handle::RoomHandle;
 use crate::room::{Bans, Member, PlayerKey};
+
+/// Rows a watcher receives when it does not ask for a number: about one phone screen.
+pub const LOBBY_PAGE: u32 = 20;
+/// Most rows one watcher may ask for.
+pub const LOBBY_PAGE_MAX: u32 = 100;
+/// Changes remembered for watchers; one further behind gets its whole page again.
+const CHANGE_LOG: usize = 4096;
+
+/// A room's place in the lobby: waiting rooms first, then games in progress, then finished
+/// ones, each in creation order.
+type Place = (u8, u64);
+
+fn rank(phase: Phase) -> u8 {
+    match phase {
+        Phase::Waiting => 0,
+        Phase::Playing => 1,
+        Phase::Finished => 2,
+    }
+}
+
+/// Rooms that may close when nobody views them: finished games, bot and local games.
+fn closable(summary: &RoomSummary) -> bool {
+    summary.phase == Phase::Finished || !matches!(summary.kind, RoomKind::Online { .. })
+}
 
 struct Entry {
     handle: RoomHandle,
@@ -24,16 +52,70 @@ struct Entry {
     bans: Bans,
 }
 
+impl Entry {
+    fn place(&self) -> Place {
+        (rank(self.summary.phase), self.seq)
+    }
+}
+
 #[derive(Default)]
 struct Rooms {
     by_id: HashMap<RoomId, Entry>,
+    /// Every room in lobby order.
+    order: BTreeMap<Place, RoomId>,
+    /// Each host's rooms by creation order.
+    by_host: HashMap<PlayerKey, BTreeMap<u64, RoomId>>,
+    /// Rooms that may close when nobody views them, by creation order.
+    closable: BTreeMap<u64, RoomId>,
+    /// Rooms whose row someone may not see.
+    with_bans: HashSet<RoomId>,
     next_seq: u64,
+    /// The latest changes, oldest first: change number and room.
+    log: VecDeque<(u64, RoomId)>,
+    /// The number of the latest change.
+    change: u64,
+}
+
+impl Rooms {
+    fn logged(&mut self, id: &str) -> u64 {
+        self.change += 1;
+        if self.log.len() == CHANGE_LOG {
+            self.log.pop_front();
+        }
+        self.log.push_back((self.change, id.to_owned()));
+        self.change
+    }
+
+    fn visible(&self, id: &str, member: &Member) -> Option<&Entry> {
+        self.by_id.get(id).filter(|e| !e.bans.bans(member))
+    }
+
+    /// Rooms `member` may see.
+    fn total_for(&self, member: &Member) -> usize {
+        let hidden = self
+            .with_bans
+            .iter()
+            .filter(|id| self.by_id.get(*id).is_some_and(|e| e.bans.bans(member)))
+            .count();
+        self.by_id.len() - hidden
+    }
+
+    /// Up to `n` rooms `member` may see, in lobby order, after `after` (from the start when
+    /// `None`).
+    fn page_after(&self, after: Option<Place>, n: usize, member: &Member) -> Vec<(Place, &Entry)> {
+        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+        self.order
+            .range((from, Bound::Unbounded))
+            .filter_map(|(place, id)| self.visible(id, member).map(|e| (*place, e)))
+            .take(n)
+            .collect()
+    }
 }
 
 /// The directory of open rooms.
 pub(crate) struct Lobby {
     rooms: Mutex<Rooms>,
-    /// Bumped after every change of the list; watchers resend the list when it moves.
+    /// The number of the latest change; watchers look at the log when it moves.
     changed: watch::Sender<u64>,
 }
 
@@ -46,14 +128,15 @@ impl Lobby {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Rooms> {
-        // Every update replaces one entry whole, so a poisoned lock is still consistent.
+        // Every update changes one entry and its indexes under the lock without a panic point
+        // in between, so a poisoned lock is still consistent.
         self.rooms
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn bump(&self) {
-        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+    fn bump(&self, change: u64) {
+        self.changed.send_replace(change);
     }
 
     pub(crate) fn contains(&self, id: &str) -> bool {
@@ -81,79 +164,113 @@ impl Lobby {
     /// Rooms open in all, and those of them `host` created.
     pub(crate) fn count(&self, host: &PlayerKey) -> (usize, usize) {
         let rooms = self.lock();
-        let hosted = rooms.by_id.values().filter(|e| e.host == *host).count();
+        let hosted = rooms.by_host.get(host).map_or(0, BTreeMap::len);
         (rooms.by_id.len(), hosted)
     }
 
     /// The rooms `host` created, oldest first.
     pub(crate) fn hosted(&self, host: &PlayerKey) -> Vec<RoomHandle> {
         let rooms = self.lock();
-        let mut mine: Vec<&Entry> = rooms.by_id.values().filter(|e| e.host == *host).collect();
-        mine.sort_by_key(|e| e.seq);
-        mine.into_iter().map(|e| e.handle.clone()).collect()
+        rooms.by_host.get(host).map_or_else(Vec::new, |mine| {
+            mine.values()
+                .filter_map(|id| rooms.by_id.get(id).map(|e| e.handle.clone()))
+                .collect()
+        })
     }
 
     /// The oldest `n` rooms that may close when nobody views them (finished games, bot and
     /// local games), oldest first.
     pub(crate) fn oldest_closable(&self, n: usize) -> Vec<RoomHandle> {
         let rooms = self.lock();
-        let mut closable: Vec<&Entry> = rooms
-            .by_id
+        rooms
+            .closable
             .values()
-            .filter(|e| {
-                e.summary.phase == Phase::Finished
-                    || !matches!(e.summary.kind, RoomKind::Online { .. })
-            })
-            .collect();
-        closable.sort_by_key(|e| e.seq);
-        closable
-            .into_iter()
+            .filter_map(|id| rooms.by_id.get(id).map(|e| e.handle.clone()))
             .take(n)
-            .map(|e| e.handle.clone())
             .collect()
     }
 
     pub(crate) fn insert(&self, handle: RoomHandle, summary: RoomSummary, host: PlayerKey) {
-        {
+        let change = {
             let mut rooms = self.lock();
             let seq = rooms.next_seq;
             rooms.next_seq += 1;
-            rooms.by_id.insert(
-                summary.id.clone(),
-                Entry {
-                    handle,
-                    summary,
-                    host,
-                    seq,
-                    bans: Bans::default(),
-                },
-            );
-        }
-        self.bump();
+            let id = summary.id.clone();
+            if let Some(old) = rooms.by_id.remove(&id) {
+                // Ids are fresh (`fresh_id`); a clash would be a bug, but the indexes stay whole.
+                forget(&mut rooms, &id, &old);
+            }
+            let entry = Entry {
+                handle,
+                summary,
+                host,
+                seq,
+                bans: Bans::default(),
+            };
+            rooms.order.insert(entry.place(), id.clone());
+            rooms
+                .by_host
+                .entry(entry.host.clone())
+                .or_default()
+                .insert(seq, id.clone());
+            if closable(&entry.summary) {
+                rooms.closable.insert(seq, id.clone());
+            }
+            rooms.by_id.insert(id.clone(), entry);
+            rooms.logged(&id)
+        };
+        self.bump(change);
     }
 
     /// Replaces a room's summary and who may not see it; a no-op for an unknown room or when
     /// neither changed.
     pub(crate) fn update(&self, summary: RoomSummary, bans: &Bans) {
-        let changed = match self.lock().by_id.get_mut(&summary.id) {
-            Some(entry) if entry.summary != summary || entry.bans != *bans => {
-                entry.summary = summary;
-                if entry.bans != *bans {
-                    entry.bans = bans.clone();
-                }
-                true
+        let change = {
+            let mut guard = self.lock();
+            let rooms = &mut *guard;
+            let Some(entry) = rooms.by_id.get_mut(&summary.id) else {
+                return;
+            };
+            if entry.summary == summary && entry.bans == *bans {
+                return;
             }
-            _ => false,
+            let id = summary.id.clone();
+            let before = entry.place();
+            entry.summary = summary;
+            if entry.bans != *bans {
+                entry.bans = bans.clone();
+                if entry.bans.is_empty() {
+                    rooms.with_bans.remove(&id);
+                } else {
+                    rooms.with_bans.insert(id.clone());
+                }
+            }
+            let after = entry.place();
+            let (seq, is_closable) = (entry.seq, closable(&entry.summary));
+            if before != after {
+                rooms.order.remove(&before);
+                rooms.order.insert(after, id.clone());
+            }
+            if is_closable {
+                rooms.closable.insert(seq, id.clone());
+            } else {
+                rooms.closable.remove(&seq);
+            }
+            rooms.logged(&id)
         };
-        if changed {
-            self.bump();
-        }
+        self.bump(change);
     }
 
     pub(crate) fn remove(&self, id: &str) {
-        if self.lock().by_id.remove(id).is_some() {
-            self.bump();
-        }
+        let change = {
+            let mut rooms = self.lock();
+            let Some(old) = rooms.by_id.remove(id) else {
+                return;
+            };
+            forget(&mut rooms, id, &old);
+            rooms.logged(id)
+        };
+        self.bump(change);
     }
 
     pub(crate) fn handle(&self, id: &str) -> Option<RoomHandle> {
@@ -171,43 +288,380 @@ impl Lobby {
     /// Every room, waiting rooms first, then games in progress, then finished ones, each in
     /// creation order.
     pub(crate) fn list(&self) -> Vec<RoomSummary> {
-        self.list_where(|_| true)
+        let rooms = self.lock();
+        rooms
+            .order
+            .values()
+            .filter_map(|id| rooms.by_id.get(id).map(|e| e.summary.clone()))
+            .collect()
     }
 
     /// The list as `member` may see it: without the rooms they were kicked from (M3.5).
     pub(crate) fn list_for(&self, member: &Member) -> Vec<RoomSummary> {
-        self.list_where(|e| !e.bans.bans(member))
-    }
-
-    fn list_where(&self, shown: impl Fn(&Entry) -> bool) -> Vec<RoomSummary> {
         let rooms = self.lock();
-        let mut entries: Vec<&Entry> = rooms.by_id.values().filter(|e| shown(e)).collect();
-        let rank = |p: Phase| match p {
-            Phase::Waiting => 0,
-            Phase::Playing => 1,
-            Phase::Finished => 2,
-        };
-        entries.sort_by_key(|e| (rank(e.summary.phase), e.seq));
-        entries.into_iter().map(|e| e.summary.clone()).collect()
+        rooms
+            .page_after(None, usize::MAX, member)
+            .into_iter()
+            .map(|(_, e)| e.summary.clone())
+            .collect()
     }
 
     /// Rooms waiting and playing.
     pub(crate) fn counts(&self) -> (usize, usize) {
         let rooms = self.lock();
-        let waiting = rooms
-            .by_id
-            .values()
-            .filter(|e| e.summary.phase == Phase::Waiting)
-            .count();
-        let playing = rooms
-            .by_id
-            .values()
-            .filter(|e| e.summary.phase == Phase::Playing)
-            .count();
-        (waiting, playing)
+        let in_rank = |r: u8| rooms.order.range((r, 0)..(r + 1, 0)).count();
+        (in_rank(0), in_rank(1))
     }
 
     pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
+    }
+}
+
+/// Drops a removed room from the indexes.
+fn forget(rooms: &mut Rooms, id: &str, old: &Entry) {
+    rooms.order.remove(&old.place());
+    if let Some(mine) = rooms.by_host.get_mut(&old.host) {
+        mine.remove(&old.seq);
+        if mine.is_empty() {
+            rooms.by_host.remove(&old.host);
+        }
+    }
+    rooms.closable.remove(&old.seq);
+    rooms.with_bans.remove(id);
+}
+
+/// One connection's view of the lobby: the first `limit` rooms it may see, kept up to date
+/// row by row.
+#[derive(Debug)]
+pub(crate) struct Watch {
+    limit: usize,
+    /// The rows it has, in lobby order.
+    shown: BTreeMap<Place, RoomId>,
+    places: HashMap<RoomId, Place>,
+    /// The last change it has seen.
+    seen: u64,
+    /// The count it was last sent.
+    total: u32,
+}
+
+/// The number of rows a watcher asked for, within bounds.
+pub(crate) fn page_limit(asked: Option<u32>) -> usize {
+    let limit = asked.unwrap_or(LOBBY_PAGE).clamp(1, LOBBY_PAGE_MAX);
+    usize::try_from(limit).unwrap_or(usize::MAX)
+}
+
+fn total_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Watch {
+    /// Starts watching: the page now, as the `lobby` message answering request `id`.
+    pub(crate) fn start(
+        lobby: &Lobby,
+        member: &Member,
+        limit: usize,
+        id: Option<protocol::RequestId>,
+    ) -> (Watch, ServerMsg) {
+        let rooms = lobby.lock();
+        let page = rooms.page_after(None, limit, member);
+        let mut watch = Watch {
+            limit,
+            shown: BTreeMap::new(),
+            places: HashMap::new(),
+            seen: rooms.change,
+            total: total_u32(rooms.total_for(member)),
+        };
+        let rows = page
+            .into_iter()
+            .map(|(place, e)| {
+                watch.show(place, &e.summary.id);
+                e.summary.clone()
+            })
+            .collect();
+        let msg = ServerMsg::Lobby {
+            id,
+            rooms: rows,
+            total: watch.total,
+        };
+        (watch, msg)
+    }
+
+    fn show(&mut self, place: Place, id: &str) {
+        self.shown.insert(place, id.to_owned());
+        self.places.insert(id.to_owned(), place);
+    }
+
+    fn hide(&mut self, id: &str) -> bool {
+        match self.places.remove(id) {
+            Some(place) => {
+                self.shown.remove(&place);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// What changed on this watcher's page since it last looked, as one `lobby_update` (or the
+    /// whole page again when it fell behind the change log); `None` when nothing it shows
+    /// changed, not even the count.
+    pub(crate) fn refresh(&mut self, lobby: &Lobby, member: &Member) -> Option<ServerMsg> {
+        let rooms = lobby.lock();
+        if rooms.change == self.seen {
+            return None;
+        }
+        let behind = rooms
+            .log
+            .front()
+            .is_none_or(|(first, _)| *first > self.seen + 1);
+        if behind {
+            drop(rooms);
+            let (watch, msg) = Watch::start(lobby, member, self.limit, None);
+            *self = watch;
+            return Some(msg);
+        }
+        let mut ids: Vec<&RoomId> = rooms
+            .log
+            .iter()
+            .filter(|(n, _)| *n > self.seen)
+            .map(|(_, id)| id)
+            .collect();
+        self.seen = rooms.change;
+        ids.sort_unstable();
+        ids.dedup();
+        // The page is the first `limit` rooms the watcher may see. Rows that did not change
+        // keep their places; changed rooms go where they rank now; rooms past the old page's
+        // end may move up when a shown room left it.
+        let before: HashSet<RoomId> = self.places.keys().cloned().collect();
+        let boundary = (self.shown.len() >= self.limit)
+            .then(|| self.shown.last_key_value().map(|(place, _)| *place))
+            .flatten();
+        let mut left = false;
+        for id in &ids {
+            left |= self.hide(id);
+        }
+        for id in &ids {
+            if let Some(e) = rooms.visible(id, member) {
+                self.show(e.place(), id);
+            }
+        }
+        if let Some(boundary) = boundary.filter(|_| left) {
+            let more: Vec<(Place, RoomId)> = rooms
+                .page_after(Some(boundary), self.limit, member)
+                .into_iter()
+                .filter(|(_, e)| !self.places.contains_key(&e.summary.id))
+                .map(|(place, e)| (place, e.summary.id.clone()))
+                .collect();
+            for (place, id) in more {
+                self.show(place, &id);
+            }
+        }
+        while self.shown.len() > self.limit {
+            if let Some((_, id)) = self.shown.pop_last() {
+                self.places.remove(&id);
+            }
+        }
+        let changed: HashSet<&RoomId> = ids.into_iter().collect();
+        let rows: Vec<RoomSummary> = self
+            .shown
+            .values()
+            .filter(|id| changed.contains(id) || !before.contains(*id))
+            .filter_map(|id| rooms.by_id.get(id).map(|e| e.summary.clone()))
+            .collect();
+        let mut removed: Vec<RoomId> = before
+            .into_iter()
+            .filter(|id| !self.places.contains_key(id))
+            .collect();
+        removed.sort_unstable();
+        let total = total_u32(rooms.total_for(member));
+        if rows.is_empty() && removed.is_empty() && total == self.total {
+            return None;
+        }
+        self.total = total;
+        Some(ServerMsg::LobbyUpdate {
+            rows,
+            removed,
+            total,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::Game;
+    use protocol::Joining;
+
+    use super::*;
+
+    fn summary(id: &str, phase: Phase) -> RoomSummary {
+        RoomSummary {
+            id: id.into(),
+            game: Game::Xo,
+            kind: RoomKind::Online {
+                joining: Joining::Open,
+            },
+            phase,
+            players: vec!["sara".into()],
+            open_seat: phase == Phase::Waiting,
+            per_move_ms: None,
+            spectators: 0,
+            names: Vec::new(),
+        }
+    }
+
+    fn member(user: u64) -> Member {
+        Member {
+            conn: user,
+            key: PlayerKey::User(user),
+            name: format!("user{user}"),
+            guest_id: format!("g{user}"),
+            device: None,
+        }
+    }
+
+    /// Rooms `r0`, `r1`, … created by users 100, 101, … (the receivers keep the handles open).
+    fn lobby_with(
+        n: usize,
+    ) -> (
+        Lobby,
+        Vec<tokio::sync::mpsc::Receiver<crate::handle::RoomMsg>>,
+    ) {
+        let lobby = Lobby::new();
+        let mut queues = Vec::new();
+        for i in 0..n {
+            let (handle, rx) = RoomHandle::new(format!("r{i}"));
+            let host = PlayerKey::User(100 + u64::try_from(i).expect("small"));
+            lobby.insert(handle, summary(&format!("r{i}"), Phase::Waiting), host);
+            queues.push(rx);
+        }
+        (lobby, queues)
+    }
+
+    fn update(msg: Option<ServerMsg>) -> (Vec<RoomId>, Vec<RoomId>, u32) {
+        match msg {
+            Some(ServerMsg::LobbyUpdate {
+                rows,
+                removed,
+                total,
+            }) => (rows.into_iter().map(|r| r.id).collect(), removed, total),
+            other => panic!("expected a lobby_update, got {other:?}"),
+        }
+    }
+
+    fn ids(list: &[&str]) -> Vec<RoomId> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn lobby_page_is_bounded_and_counts_every_room() {
+        let (lobby, _queues) = lobby_with(30);
+        let (_, first) = Watch::start(&lobby, &member(1), page_limit(None), Some(4));
+        let ServerMsg::Lobby { id, rooms, total } = first else {
+            panic!("{first:?}")
+        };
+        assert_eq!(id, Some(4));
+        assert_eq!(total, 30);
+        assert_eq!(rooms.len(), usize::try_from(LOBBY_PAGE).expect("small"));
+        assert_eq!(rooms[0].id, "r0", "oldest first");
+        assert_eq!(
+            page_limit(Some(100_000)),
+            100,
+            "at most LOBBY_PAGE_MAX rows"
+        );
+        assert_eq!(page_limit(Some(0)), 1);
+    }
+
+    #[test]
+    fn lobby_change_reaches_watcher_as_one_row() {
+        let (lobby, _queues) = lobby_with(5);
+        let watcher = member(1);
+        let (mut watch, _) = Watch::start(&lobby, &watcher, 3, None);
+        assert!(watch.refresh(&lobby, &watcher).is_none(), "nothing changed");
+        // A shown room changes: that row alone.
+        lobby.update(summary("r1", Phase::Playing), &Bans::default());
+        let (rows, removed, total) = update(watch.refresh(&lobby, &watcher));
+        // r1 now plays, so it ranks after the waiting rooms: r3 takes its place on the page.
+        assert_eq!((rows, removed, total), (ids(&["r3"]), ids(&["r1"]), 5));
+        // A room past the page changes: nothing to send (the count is the same).
+        lobby.update(summary("r4", Phase::Playing), &Bans::default());
+        assert!(watch.refresh(&lobby, &watcher).is_none());
+        // A shown room closes: it leaves, and the next room fills the page.
+        lobby.remove("r0");
+        let (rows, removed, total) = update(watch.refresh(&lobby, &watcher));
+        assert_eq!((rows, removed, total), (ids(&["r1"]), ids(&["r0"]), 4));
+        // A new waiting room ranks before the playing ones: it enters, the last row leaves.
+        let (handle, _rx) = RoomHandle::new("r9".into());
+        lobby.insert(handle, summary("r9", Phase::Waiting), PlayerKey::User(9));
+        let (rows, removed, total) = update(watch.refresh(&lobby, &watcher));
+        assert_eq!((rows, removed, total), (ids(&["r9"]), ids(&["r1"]), 5));
+        // Several changes since the last look come as one batch.
+        lobby.update(summary("r2", Phase::Finished), &Bans::default());
+        lobby.update(summary("r3", Phase::Finished), &Bans::default());
+        let (rows, removed, _) = update(watch.refresh(&lobby, &watcher));
+        assert_eq!(removed, ids(&["r2", "r3"]));
+        assert_eq!(rows, ids(&["r1", "r4"]));
+    }
+
+    #[test]
+    fn kicked_watcher_loses_the_row_and_the_count() {
+        let (lobby, _queues) = lobby_with(2);
+        let kicked = member(7);
+        let (mut watch, _) = Watch::start(&lobby, &kicked, 10, None);
+        let mut bans = Bans::default();
+        bans.keys.insert(kicked.key.clone());
+        lobby.update(summary("r0", Phase::Waiting), &bans);
+        let (rows, removed, total) = update(watch.refresh(&lobby, &kicked));
+        assert_eq!((rows, removed, total), (Vec::new(), ids(&["r0"]), 1));
+        assert_eq!(lobby.list_for(&kicked).len(), 1);
+        assert_eq!(lobby.list().len(), 2);
+    }
+
+    #[test]
+    fn watcher_far_behind_gets_its_page_again() {
+        let (lobby, _queues) = lobby_with(3);
+        let watcher = member(1);
+        let (mut watch, _) = Watch::start(&lobby, &watcher, 2, None);
+        for i in 0..CHANGE_LOG + 1 {
+            let phase = if i % 2 == 0 {
+                Phase::Playing
+            } else {
+                Phase::Waiting
+            };
+            lobby.update(summary("r2", phase), &Bans::default());
+        }
+        match watch.refresh(&lobby, &watcher) {
+            Some(ServerMsg::Lobby {
+                id: None,
+                rooms,
+                total: 3,
+            }) => assert_eq!(rooms.len(), 2),
+            other => panic!("expected the whole page, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn room_counts_come_from_the_indexes() {
+        let (lobby, _queues) = lobby_with(4);
+        let (handle, _rx) = RoomHandle::new("mine".into());
+        lobby.insert(
+            handle,
+            summary("mine", Phase::Waiting),
+            PlayerKey::User(100),
+        );
+        assert_eq!(lobby.count(&PlayerKey::User(100)), (5, 2));
+        assert_eq!(lobby.hosted(&PlayerKey::User(100)).len(), 2);
+        lobby.update(summary("r1", Phase::Finished), &Bans::default());
+        lobby.update(summary("r2", Phase::Playing), &Bans::default());
+        let closable: Vec<RoomId> = lobby
+            .oldest_closable(10)
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        assert_eq!(closable, ids(&["r1"]));
+        assert_eq!(lobby.counts(), (3, 1));
+        lobby.remove("mine");
+        assert_eq!(lobby.count(&PlayerKey::User(100)), (4, 1));
+        let order: Vec<RoomId> = lobby.list().into_iter().map(|r| r.id).collect();
+        assert_eq!(order, ids(&["r0", "r3", "r2", "r1"]));
     }
 }

@@ -17,7 +17,8 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::create::create;
-use crate::handle::{Outbox, RoomHandle, RoomMsg, ToSession};
+use crate::handle::{Outbox, RoomHandle, RoomMsg, ToSession, ws_message};
+use crate::lobby::{Watch, page_limit};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
 use crate::shared::Shared;
@@ -72,7 +73,8 @@ struct Session<S> {
     refused: u32,
     /// A send failed or timed out: the connection is finished.
     broken: bool,
-    watching_lobby: bool,
+    /// The lobby page this connection watches, if any.
+    lobby: Option<Watch>,
     room: Option<RoomHandle>,
     outbox: Outbox,
 }
@@ -103,7 +105,7 @@ where
         bad_frames: 0,
         refused: 0,
         broken: false,
-        watching_lobby: false,
+        lobby: None,
         room: None,
         outbox,
     };
@@ -161,33 +163,21 @@ where
                 stop = Stop::Close(CloseCode::Policy, "no hello in time");
             }
             Some(next) = inbox.recv() => {
-                let msg = match next {
-                    ToSession::Msg(msg) => msg,
-                    ToSession::Follow { room, id } => {
-                        // M3.12: the old room has let this connection go; its next game
-                        // becomes the current room.
-                        s.room = Some(room);
-                        s.forward(Intent::Open, id).await;
-                        continue;
-                    }
-                };
-                if let ServerMsg::Left { room, .. } = &msg {
-                    // The room let this connection go (exit, kick, closing): it is no longer
-                    // the current room.
-                    if s.room.as_ref().is_some_and(|r| r.id == *room) {
-                        s.room = None;
-                    }
-                }
-                if !s.send(msg).await {
+                if !s.deliver(next, &mut inbox).await {
                     break;
                 }
             }
-            changed = lobby.changed(), if s.watching_lobby => {
+            changed = lobby.changed(), if s.lobby.is_some() => {
                 if changed.is_err() {
                     continue;
                 }
-                let rooms = s.shared.lobby.list_for(&s.member);
-                if !s.send(ServerMsg::Lobby { id: None, rooms }).await {
+                let update = s
+                    .lobby
+                    .as_mut()
+                    .and_then(|watch| watch.refresh(&s.shared.lobby, &s.member));
+                if let Some(update) = update
+                    && !s.send(update).await
+                {
                     break;
                 }
             }
@@ -241,6 +231,9 @@ where
     }
 }
 
+/// Most queued messages one flush of the socket carries.
+const OUT_BATCH: usize = 32;
+
 /// The close code of a connection whose sign-in session ended (S3).
 pub(crate) const SIGNED_OUT_CLOSE: u16 = 4001;
 
@@ -257,25 +250,87 @@ where
     /// the client has not taken it within the send timeout (a reader that does not read:
     /// the session then ends, so its queue and buffers go with it).
     async fn send(&mut self, msg: ServerMsg) -> bool {
+        let msg = ws_message(&msg, self.framing);
+        self.write(msg).await && self.flush().await
+    }
+
+    /// Sends what rooms queued: `first`, then whatever else is already waiting (up to
+    /// [`OUT_BATCH`]), written to the socket with one flush; `false` when the connection is
+    /// broken.
+    async fn deliver(&mut self, first: ToSession, inbox: &mut mpsc::Receiver<ToSession>) -> bool {
+        let mut next = Some(first);
+        let mut taken = 0;
+        while let Some(item) = next.take() {
+            taken += 1;
+            let msg = match item {
+                ToSession::Msg(msg) => {
+                    self.leaving(&msg);
+                    ws_message(&msg, self.framing)
+                }
+                ToSession::Shared(out) => {
+                    self.leaving(&out.msg);
+                    out.message(self.framing)
+                }
+                ToSession::Follow { room, id } => {
+                    // M3.12: the old room has let this connection go; its next game becomes
+                    // the current room.
+                    self.room = Some(room);
+                    self.forward(Intent::Open, id).await;
+                    if taken < OUT_BATCH {
+                        next = inbox.try_recv().ok();
+                    }
+                    continue;
+                }
+            };
+            if !self.write(msg).await {
+                return false;
+            }
+            if taken < OUT_BATCH {
+                next = inbox.try_recv().ok();
+            }
+        }
+        self.flush().await
+    }
+
+    /// A room let this connection go (exit, kick, closing): it is no longer the current room.
+    fn leaving(&mut self, msg: &ServerMsg) {
+        if let ServerMsg::Left { room, .. } = msg
+            && self.room.as_ref().is_some_and(|r| r.id == *room)
+        {
+            self.room = None;
+        }
+    }
+
+    /// Queues one message in the socket's write buffer (tungstenite writes it out once the
+    /// buffer is full or at the next flush).
+    async fn write(&mut self, msg: Message) -> bool {
         if self.broken {
             return false;
         }
-        let msg = match msg.encode(self.framing) {
-            Frame::Text(text) => Message::text(text),
-            Frame::Binary(bytes) => Message::binary(bytes),
-        };
         let timeout = self.shared.config.send_timeout;
-        let sent = match tokio::time::timeout(timeout, self.ws.send(msg)).await {
-            Ok(sent) => sent.is_ok(),
-            Err(_) => {
-                tracing::warn!(
-                    conn = self.member.conn,
-                    timeout_s = timeout.as_secs(),
-                    "WebSocket closed: the client does not read what it is sent"
-                );
-                false
-            }
-        };
+        let written = tokio::time::timeout(timeout, self.ws.feed(msg)).await;
+        self.sent(written.map(|r| r.is_ok()))
+    }
+
+    /// Writes out everything queued.
+    async fn flush(&mut self) -> bool {
+        if self.broken {
+            return false;
+        }
+        let timeout = self.shared.config.send_timeout;
+        let flushed = tokio::time::timeout(timeout, self.ws.flush()).await;
+        self.sent(flushed.map(|r| r.is_ok()))
+    }
+
+    fn sent(&mut self, result: Result<bool, tokio::time::error::Elapsed>) -> bool {
+        let sent = result.unwrap_or_else(|_| {
+            tracing::warn!(
+                conn = self.member.conn,
+                timeout_s = self.shared.config.send_timeout.as_secs(),
+                "WebSocket closed: the client does not read what it is sent"
+            );
+            false
+        });
         self.broken |= !sent;
         sent
     }
@@ -369,14 +424,15 @@ where
                 self.send(ServerMsg::Pong { id }).await;
                 return;
             }
-            ClientMsg::WatchLobby { id } => {
-                self.watching_lobby = true;
-                let rooms = self.shared.lobby.list_for(&self.member);
-                self.send(ServerMsg::Lobby { id, rooms }).await;
+            ClientMsg::WatchLobby { id, limit } => {
+                let (watch, page) =
+                    Watch::start(&self.shared.lobby, &self.member, page_limit(limit), id);
+                self.lobby = Some(watch);
+                self.send(page).await;
                 return;
             }
             ClientMsg::UnwatchLobby { id } => {
-                self.watching_lobby = false;
+                self.lobby = None;
                 self.send(ServerMsg::Pong { id }).await;
                 return;
             }

@@ -187,8 +187,10 @@ async fn rated_infinite_game_by_line_in_json_and_postcard() {
 async fn lobby_is_pushed_live_and_never_shows_passcode() {
     let (hub, _store, addr) = start_hub().await;
     let mut watcher = connect(addr, "guest=w", Framing::Text).await;
-    let first = watcher.ask(|id| ClientMsg::WatchLobby { id }).await;
-    assert!(matches!(first, ServerMsg::Lobby { ref rooms, .. } if rooms.is_empty()));
+    let first = watcher
+        .ask(|id| ClientMsg::WatchLobby { id, limit: None })
+        .await;
+    assert!(matches!(first, ServerMsg::Lobby { ref rooms, total: 0, .. } if rooms.is_empty()));
     let mut sara = connect(addr, "user=1&name=sara", Framing::Text).await;
     let room = create(
         &mut sara,
@@ -201,7 +203,7 @@ async fn lobby_is_pushed_live_and_never_shows_passcode() {
     )
     .await;
     let pushed = watcher
-        .until("lobby with the room", |m| matches!(m, ServerMsg::Lobby { id: None, rooms } if rooms.iter().any(|r| r.id == room.id)))
+        .until("the room's row", |m| matches!(m, ServerMsg::LobbyUpdate { rows, total: 1, .. } if rows.iter().any(|r| r.id == room.id)))
         .await;
     assert!(!serde_json::to_string(&pushed).unwrap().contains("0420"));
     assert!(
@@ -741,7 +743,9 @@ async fn accepted_request_moves_player_and_reopens_old_seat() {
         |m| matches!(m, ServerMsg::Room { room, .. } if room.seats[1].player.is_none()),
     )
     .await;
-    let lobby = omar.ask(|id| ClientMsg::WatchLobby { id }).await;
+    let lobby = omar
+        .ask(|id| ClientMsg::WatchLobby { id, limit: None })
+        .await;
     let ServerMsg::Lobby { rooms, .. } = lobby else {
         panic!("{lobby:?}")
     };

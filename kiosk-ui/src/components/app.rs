@@ -145,7 +145,10 @@ pub fn App() -> Html {
             move |(route, conn, followed)| {
                 if *conn == Conn::Open {
                     if route.watches_lobby() {
-                        send.emit(ClientMsg::WatchLobby { id: None });
+                        send.emit(ClientMsg::WatchLobby {
+                            id: None,
+                            limit: None,
+                        });
                     } else {
                         send.emit(ClientMsg::UnwatchLobby { id: None });
                     }

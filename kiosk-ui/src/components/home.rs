@@ -26,7 +26,7 @@ pub fn Home() -> Html {
             <main id="main" class="page home">
                 <section class="lobby" aria-labelledby="lobby-title">
                     <h2 id="lobby-title">{ ctx.t(T::LobbyTitle) }</h2>
-                    <LobbyList rooms={ctx.state.lobby.clone()} />
+                    <LobbyList rooms={ctx.state.lobby.clone()} total={ctx.state.lobby_total} />
                 </section>
                 <section class={classes!("create-panel", (*creating).then_some("open"))} aria-labelledby="create-title">
                     <h2 id="create-title">{ ctx.t(T::CreateTitle) }</h2>

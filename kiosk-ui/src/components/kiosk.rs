@@ -90,7 +90,7 @@ pub fn Kiosk() -> Html {
                         { join }
                     </div>
                     <h2>{ ctx.t(T::LiveRooms) }</h2>
-                    <LobbyList rooms={ctx.state.lobby.clone()} kiosk={true} />
+                    <LobbyList rooms={ctx.state.lobby.clone()} total={ctx.state.lobby_total} kiosk={true} />
                 </section>
             </main>
         </>

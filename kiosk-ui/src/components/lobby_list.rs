@@ -1,6 +1,6 @@
 //! The live room list (lobby, kiosk "Live rooms").
 
-use protocol::RoomSummary;
+use protocol::{ClientMsg, RoomSummary};
 use yew::prelude::*;
 
 use crate::i18n::T;
@@ -14,6 +14,9 @@ use super::link::Link;
 #[derive(Debug, Properties, PartialEq)]
 pub struct LobbyListProps {
     pub rooms: Vec<RoomSummary>,
+    /// Rooms there are in all (the list shows the first ones).
+    #[prop_or_default]
+    pub total: u32,
     /// Room links open the kiosk's room screen.
     #[prop_or_default]
     pub kiosk: bool,
@@ -31,7 +34,19 @@ pub fn LobbyList(props: &LobbyListProps) -> Html {
         };
         return html! { <p class="note empty-list" id="lobby-empty">{ ctx.t(t) }</p> };
     }
+    let shown = u32::try_from(props.rooms.len()).unwrap_or(u32::MAX);
+    let more = props.total.saturating_sub(shown);
+    let show_more = {
+        let send = ctx.send.clone();
+        Callback::from(move |_| {
+            send.emit(ClientMsg::WatchLobby {
+                id: None,
+                limit: Some(shown.saturating_add(LOBBY_STEP)),
+            })
+        })
+    };
     html! {
+        <>
         <ul class="room-list" id="room-list">
             { for props.rooms.iter().map(|room| {
                 let s = summary_text(room, lang);
@@ -59,5 +74,18 @@ pub fn LobbyList(props: &LobbyListProps) -> Html {
                 }
             }) }
         </ul>
+        if more > 0 {
+            <p class="note lobby-more" id="lobby-more">
+                { ctx.state.lang.f(T::LobbyMore, &[&more.to_string()]) }
+                { " " }
+                <button type="button" id="lobby-show-more" onclick={show_more}>
+                    { ctx.t(T::ShowMore) }
+                </button>
+            </p>
+        }
+        </>
     }
 }
+
+/// Rows one "Show more" adds.
+const LOBBY_STEP: u32 = 20;

@@ -412,6 +412,57 @@ pub async fn idle(
     }
 }
 
+/// Opens a bot room (XO, the guest to move, so the room then waits) and returns the client
+/// once the room answered: a room that stays open for the run.
+pub async fn open_bot_room(mut client: Client) -> Result<Client, String> {
+    let id = client.id();
+    let room = CreateRoom {
+        game: Game::Xo,
+        opponent: OpponentRequest::Bot {
+            difficulty: Some(50),
+            side: Some(engine::Mark::X),
+        },
+        time_per_move_s: None,
+    };
+    client
+        .send(ClientMsg::CreateRoom { id, room })
+        .await
+        .map_err(|e| category(&e))?;
+    // Bounded: 100 messages or 30 s without one.
+    for _ in 0..100 {
+        match client.recv_within(Duration::from_secs(30)).await {
+            Ok(Some(ServerMsg::Room { id: got, .. })) if got == id => return Ok(client),
+            Ok(Some(ServerMsg::Error { code, .. })) => {
+                return Err(format!("refused:{}", code.as_str()));
+            }
+            Ok(Some(_)) => {}
+            Ok(None) => return Err("timeout".into()),
+            Err(e) => return Err(category(&e)),
+        }
+    }
+    Err("protocol".into())
+}
+
+/// Only reads (an open room's creator, counted as a spectator).
+pub async fn read_only(mut client: Client, stats: Arc<Stats>) {
+    // Bounded: the run aborts this task when its window closes.
+    for _ in 0..u64::MAX {
+        if !spectator_read(client.recv_within(Duration::from_secs(3600)).await, &stats) {
+            return;
+        }
+    }
+}
+
+/// Watches the lobby (its first page) and reads every update.
+pub async fn watch_lobby(mut client: Client, stats: Arc<Stats>) {
+    let id = client.id();
+    if let Err(e) = client.send(ClientMsg::WatchLobby { id, limit: None }).await {
+        stats.error(format!("spectator:{}", category(&e)));
+        return;
+    }
+    read_only(client, stats).await;
+}
+
 /// Counts one message read by a spectator; false when the connection is gone.
 fn spectator_read(msg: Result<Option<ServerMsg>, ClientError>, stats: &Stats) -> bool {
     match msg {

@@ -62,6 +62,13 @@ struct Cli {
     /// Extra guest connections that open one game's room once and then only read.
     #[arg(long, default_value_t = 0)]
     idle_spectators: usize,
+    /// Extra guests that each open a bot room before the window and keep it open, so that
+    /// the lobby holds this many more rooms.
+    #[arg(long, default_value_t = 0)]
+    open_rooms: usize,
+    /// Extra guests that watch the lobby during the window.
+    #[arg(long, default_value_t = 0)]
+    lobby_watchers: usize,
     /// Which game the rooms play.
     #[arg(long, value_enum, default_value = "both")]
     game: GameArg,
@@ -129,6 +136,8 @@ fn main() -> ExitCode {
         seconds: cli.seconds,
         spectators_per_game: cli.spectators_per_game,
         idle_spectators: cli.idle_spectators,
+        open_rooms: cli.open_rooms,
+        lobby_watchers: cli.lobby_watchers,
         which: match cli.game {
             GameArg::Infinite => Games::Infinite,
             GameArg::Xo => Games::Xo,

@@ -64,6 +64,11 @@ pub struct Options {
     pub seconds: f64,
     pub spectators_per_game: usize,
     pub idle_spectators: usize,
+    /// Guests that each open a bot room before the window and keep it open (a lobby of many
+    /// rooms).
+    pub open_rooms: usize,
+    /// Guests that watch the lobby during the window.
+    pub lobby_watchers: usize,
     pub which: Games,
     pub framing: Framing,
     /// Messages per second per connection; `None`: the server's own limit from its hello
@@ -149,6 +154,8 @@ impl Report {
             "concurrent_games": o.concurrent,
             "spectators_per_game": o.spectators_per_game,
             "idle_spectators": o.idle_spectators,
+            "open_rooms": o.open_rooms,
+            "lobby_watchers": o.lobby_watchers,
             "connections": self.connections,
             "rate_per_connection": self.rate,
             "setup_s": round3(self.setup_s),
@@ -250,6 +257,8 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
         // The forwarder has nothing to watch.
         options.spectators_per_game = 0;
         options.idle_spectators = 0;
+        options.open_rooms = 0;
+        options.lobby_watchers = 0;
     }
     let work = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
     let stats = Arc::new(Stats::default());
@@ -320,7 +329,10 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             if let Some(Some(first)) = players.first() {
                 rate = options.rate.unwrap_or(first.max_messages_per_s);
             }
-            let guests = options.concurrent * options.spectators_per_game + options.idle_spectators;
+            let guests = options.concurrent * options.spectators_per_game
+                + options.idle_spectators
+                + options.open_rooms
+                + options.lobby_watchers;
             let spectators = connect_all(&url, vec![None; guests], options.framing, &stats).await;
             connections = players
                 .iter()
@@ -355,13 +367,40 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
                     game::run_slot(slot, options.which, stats.clone(), budget.clone(), rng),
                 ));
             }
-            for (i, client) in spectators.enumerate().take(options.idle_spectators) {
+            for (i, client) in spectators
+                .by_ref()
+                .enumerate()
+                .take(options.idle_spectators)
+            {
                 if let Some(rooms) = receivers.get(i % receivers.len().max(1)) {
                     window_tasks.spawn(gated(
                         go.subscribe(),
                         game::idle(client, rooms.clone(), stats.clone()),
                     ));
                 }
+            }
+            // The open rooms exist before the window opens.
+            let mut opening = JoinSet::new();
+            for client in spectators.by_ref().take(options.open_rooms) {
+                opening.spawn(game::open_bot_room(client));
+            }
+            while let Some(opened) = opening.join_next().await {
+                match opened {
+                    Ok(Ok(client)) => {
+                        window_tasks.spawn(gated(
+                            go.subscribe(),
+                            game::read_only(client, stats.clone()),
+                        ));
+                    }
+                    Ok(Err(e)) => stats.setup_error(format!("open_room:{e}")),
+                    Err(_) => stats.setup_error("panic"),
+                }
+            }
+            for client in spectators.take(options.lobby_watchers) {
+                window_tasks.spawn(gated(
+                    go.subscribe(),
+                    game::watch_lobby(client, stats.clone()),
+                ));
             }
         }
         Target::Forwarder => {
@@ -520,8 +559,9 @@ async fn gated<F: std::future::Future>(mut go: watch::Receiver<bool>, task: F) -
     task.await
 }
 
-/// The flags of a server under load: its data, warnings only, and no cap on WebSockets or
-/// registrations per address (every client comes from 127.0.0.1). Nothing else is relaxed.
+/// The flags of a server under load: its data, warnings only, and no cap on connections,
+/// WebSockets or registrations per address (every client comes from 127.0.0.1). Nothing else
+/// is relaxed.
 fn server_args(data: &Path) -> Vec<String> {
     vec![
         "--data-dir".into(),
@@ -529,6 +569,8 @@ fn server_args(data: &Path) -> Vec<String> {
         "--log".into(),
         "warn".into(),
         "--max-ws-per-address".into(),
+        "0".into(),
+        "--max-connections-per-address".into(),
         "0".into(),
         "--max-registrations-per-address".into(),
         "0".into(),

@@ -157,6 +157,20 @@ impl Room {
         }
     }
 
+    /// Whether `key` sees the room exactly as every plain spectator does: not the host, not
+    /// seated or in control of a side, and without a join request (the only parts of
+    /// [`Room::view_for`] that depend on the reader), so one snapshot serves them all.
+    pub fn sees_spectator_view(&self, key: &PlayerKey) -> bool {
+        let requested = match key {
+            PlayerKey::User(id) => self.requests.iter().any(|(u, _)| u == id),
+            PlayerKey::Guest(_) => false,
+        };
+        *key != self.host
+            && self.seat_of(key).is_none()
+            && self.controls(key).is_none()
+            && !requested
+    }
+
     /// The room's lobby row; never the passcode.
     pub fn summary(&self) -> RoomSummary {
         RoomSummary {

@@ -149,3 +149,34 @@ fn names_are_sent_as_kinds_for_the_client_to_word() {
         "the hello's `you`"
     );
 }
+
+/// One snapshot serves every plain spectator, so it must be exactly what each of them would
+/// get, and nobody with a part of their own (host, players, a requester) may share it.
+#[test]
+fn shared_spectator_view_is_each_spectators_view() {
+    let mut b = Bench::new();
+    let host = user(1, 1);
+    let mut room = b.online(&host, Game::Xo, JoiningRequest::Approval, "r1");
+    let asker = user(2, 2);
+    let (guest_watcher, user_watcher) = (guest(3, "g3"), user(4, 4));
+    b.ok(&mut room, &guest_watcher, Intent::Open);
+    b.ok(&mut room, &user_watcher, Intent::Open);
+    b.ok(&mut room, &asker, Intent::Join { passcode: None });
+    assert!(!room.sees_spectator_view(&host.key), "the host");
+    assert!(!room.sees_spectator_view(&asker.key), "a requester");
+    for watcher in [&guest_watcher, &user_watcher] {
+        assert!(room.sees_spectator_view(&watcher.key));
+    }
+    assert_eq!(
+        room.view_for(&guest_watcher.key, b.now),
+        room.view_for(&user_watcher.key, b.now)
+    );
+    b.ok(&mut room, &host, Intent::Accept { user: 2 });
+    b.ok(&mut room, &asker, Intent::Ready { ready: true });
+    b.ok(&mut room, &host, Intent::Start);
+    assert!(!room.sees_spectator_view(&asker.key), "a seated player");
+    assert_eq!(
+        room.view_for(&guest_watcher.key, b.now),
+        room.view_for(&user_watcher.key, b.now)
+    );
+}
