@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use engine::{Game, GameRecord, Mark, Score};
 use firmware_host::accounts;
-use firmware_host::store::{DURABLE_WITHIN, LadderStats, Store, StoredGame};
+use firmware_host::store::{LOSS_BOUND, LadderStats, Store, StoredGame};
 use futures_util::{SinkExt, StreamExt};
 use protocol::records::{GameEnd, PlayerRef, UserId};
 use rand::rngs::StdRng;
@@ -93,9 +93,9 @@ struct Seen {
 }
 
 /// What each pair's open room must hold after a kill (issue 10.1): its newest snapshot older
-/// than the durability deadline plus the slack the sync itself may take on a loaded machine.
+/// than the promised loss bound (a second) plus the slack the sync itself may take on a loaded machine.
 fn must_be_open(seen: &Seen, killed_at: Instant) -> Vec<(String, Vec<u8>)> {
-    let old_enough = DURABLE_WITHIN + Duration::from_millis(500);
+    let old_enough = LOSS_BOUND + Duration::from_millis(500);
     seen.history
         .values()
         .filter_map(|h| {

@@ -1,5 +1,5 @@
 //! P3 under a power cut, for open rooms (issue 10.1): whatever an open room looked like more
-//! than [`DURABLE_WITHIN`] before the cut survives it. The real server is killed with SIGKILL
+//! than [`LOSS_BOUND`] before the cut survives it. The real server is killed with SIGKILL
 //! (no chance to flush) at several delays after the last move of an active game, and
 //! restarted on the same data directory: every move older than the deadline (plus [`SLACK`]
 //! for the sync itself on a loaded machine) is there, no move that was not made is, the side
@@ -9,7 +9,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use firmware_host::store::DURABLE_WITHIN;
+use firmware_host::store::LOSS_BOUND;
 use serde_json::{Value, json};
 use support::{Process, Ws, register_at, request, ws_connect, ws_send, ws_wait_for};
 
@@ -78,7 +78,7 @@ async fn cut_after(delay: Duration) -> (usize, usize, usize) {
     let mut made: Vec<(u8, Instant)> = Vec::new();
     for (n, (seat, cell)) in plan.into_iter().enumerate() {
         if n == 2 {
-            tokio::time::sleep(DURABLE_WITHIN + SLACK + Duration::from_millis(100)).await;
+            tokio::time::sleep(LOSS_BOUND + SLACK + Duration::from_millis(100)).await;
         }
         act(&mut ws[seat], 10 + n as u64, "move", json!({"cell": cell})).await;
         made.push((cell, Instant::now()));
@@ -89,7 +89,7 @@ async fn cut_after(delay: Duration) -> (usize, usize, usize) {
     server.stop_with_kill();
     let required = made
         .iter()
-        .take_while(|(_, at)| killed_at.duration_since(*at) >= DURABLE_WITHIN + SLACK)
+        .take_while(|(_, at)| killed_at.duration_since(*at) >= LOSS_BOUND + SLACK)
         .count();
 
     let server = Process::start(dir.path(), &[]);

@@ -57,9 +57,9 @@ enum SaveOp {
 }
 
 /// How long a room's saver waits after a change before writing, so that the moves of a quick
-/// exchange (and a game that starts and ends within it) share one write. Together with the
-/// store's durability deadline (`DURABLE_WITHIN`, 1 s), a power cut loses at most the last
-/// 1.05 s of an open game.
+/// exchange (and a game that starts and ends within it) share one write. The store's durability
+/// deadline (`DURABLE_WITHIN`) is this much shorter than a second, so that a power cut loses
+/// at most the last second of an open game.
 pub const SAVE_COALESCE: Duration = Duration::from_millis(50);
 
 /// A room's writer of its saved state: one at a time, in order, coalescing bursts; the

@@ -124,6 +124,7 @@
 //! ```
 
 mod actor;
+pub use actor::SAVE_COALESCE;
 pub mod config;
 mod conns;
 mod create;

@@ -55,7 +55,7 @@ pub use health::{StorageHealth, StorageState};
 pub use owners::{DELETED_NAME, OwnerError, OwnerRecord};
 pub use records::{LadderStats, StoredGame, UserRecord};
 pub use seasons::{SeasonRecord, SeasonRow};
-pub use writer::{DURABLE_WITHIN, HEAL_EVERY};
+pub use writer::{DURABLE_WITHIN, HEAL_EVERY, LOSS_BOUND};
 
 use records::{VersionedSession, decode, decode_game, decode_user, u64_from_meta};
 use writer::{Op, Outcome, Request, Writer};

@@ -20,10 +20,14 @@ use super::{
     SESSIONS_KEPT, UNRATED_KEPT, USER_GAMES, USER_UNRATED, USERNAMES, USERS, store_err,
 };
 
-/// How long a non-durable commit (moves of open rooms) may stay non-durable: the longest play
-/// a power cut can cost (P3, DESIGN "Storage"). A second is a move or two of a game, and at
-/// most one SD-card sync a second keeps the card's wear and the writer's time small.
-pub const DURABLE_WITHIN: Duration = Duration::from_secs(1);
+/// The longest play of an open room a power cut can cost (P3, DESIGN "Storage"; README's
+/// promise). A second is a move or two of a game, and at most one SD-card sync a second keeps
+/// the card's wear and the writer's time small.
+pub const LOSS_BOUND: Duration = Duration::from_secs(1);
+
+/// How long a non-durable commit (moves of open rooms) may stay non-durable: [`LOSS_BOUND`]
+/// less the time a room's saver waits before it writes ([`rooms::SAVE_COALESCE`]).
+pub const DURABLE_WITHIN: Duration = LOSS_BOUND.saturating_sub(rooms::SAVE_COALESCE);
 
 /// While the card fails, how often the writer reopens the database and tries a small durable
 /// write, so that the store heals by itself when the card does.
