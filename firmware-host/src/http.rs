@@ -10,7 +10,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -23,9 +22,8 @@ use hyper::header::{
 };
 use hyper::{Method, Request, Response, StatusCode};
 use protocol::http::{
-    GameView, Health, HealthStatus, LadderView, LeaderRow, Leaderboard, PerGame, Profile,
-    ProfileSeason, SeasonSummary, Seasons, ServerConfig, StorageHealth, StorageState, Wifi,
-    WifiSecurity,
+    GameView, LadderView, LeaderRow, Leaderboard, PerGame, Profile, ProfileSeason, SeasonSummary,
+    Seasons, ServerConfig, Wifi, WifiSecurity,
 };
 use rooms::StoreError;
 
@@ -38,7 +36,6 @@ use crate::connections::ConnectionSlot;
 use crate::cross_site;
 use crate::handler::{ApiResult, blocking};
 use crate::store::LadderStats;
-use crate::store::health::StorageState as StoreState;
 
 /// Recent games shown on a profile.
 const RECENT_GAMES: usize = 20;
@@ -223,43 +220,7 @@ fn percent_decode(segment: &str) -> String {
 }
 
 fn health(app: &Arc<App>) -> Response<Body> {
-    json(StatusCode::OK, &health_view(app))
-}
-
-/// What `GET /api/health` answers (the owner's health page shows it too).
-pub(crate) fn health_view(app: &Arc<App>) -> Health {
-    let stats = app.hub.stats();
-    let storage = app.store.health();
-    {
-        Health {
-            status: if storage.degraded() {
-                HealthStatus::Degraded
-            } else {
-                HealthStatus::Ok
-            },
-            reason: storage.reason.clone(),
-            storage: StorageHealth {
-                state: match storage.state {
-                    StoreState::Failing => StorageState::Failing,
-                    StoreState::NearlyFull => StorageState::NearlyFull,
-                    StoreState::Ok => StorageState::Ok,
-                },
-                reason: storage.reason,
-                full: storage.full,
-                free_bytes: storage.free_bytes,
-                total_bytes: storage.total_bytes,
-            },
-            version: crate::VERSION.to_owned(),
-            uptime_s: app.started.elapsed().as_secs(),
-            rooms: stats.rooms_waiting + stats.rooms_playing,
-            rooms_waiting: stats.rooms_waiting,
-            rooms_playing: stats.rooms_playing,
-            connections: stats.connections,
-            players_online: stats.players_online,
-            http_connections: app.connections.load(Ordering::Relaxed),
-            ui_built: assets::ui_built(),
-        }
-    }
+    json(StatusCode::OK, &crate::health::health_view(app))
 }
 
 fn config(app: &Arc<App>) -> Response<Body> {

@@ -9,6 +9,7 @@
 //!   the open-files limit.
 //! - [`cross_site`]: JSON-only, same-origin state changes, the `Host` check and the CSP.
 //! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
+//! - [`health`]: what `/api/health` answers (the owner's health page shows it too).
 //! - [`account_api`]: the account endpoints (register, sign in and out, password change).
 //! - [`owner`]: owner codes (physical presence) and `firmware-host owner-code`.
 //! - [`owner_api`]: owner mode's endpoints under `/api/owner`, each checked on the server.
@@ -52,6 +53,7 @@ pub mod connections;
 pub mod cross_site;
 pub mod display;
 pub mod handler;
+pub mod health;
 pub mod http;
 pub mod owner;
 pub mod owner_api;

@@ -399,7 +399,7 @@ pub(crate) async fn route(
             if !is_get {
                 return Err(ApiError::MethodNotAllowed("GET, HEAD"));
             }
-            let health = crate::http::health_view(app);
+            let health = crate::health::health_view(app);
             let dir = app.config.data_dir.clone();
             let update = blocking(move || crate::update::status(&dir)).await?;
             Ok(json(

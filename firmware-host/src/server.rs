@@ -27,6 +27,13 @@ use crate::throttle::Throttle;
 use rooms::{Hub, HubConfig, Persistence};
 
 /// How long shutdown waits for open HTTP requests to finish.
+/// The kernel's send buffer of each connection (Linux doubles it for its bookkeeping). Without
+/// it loopback and LAN sockets grow to 4 MiB each (`tcp_wmem`), so a client that never reads
+/// could make the kernel hold 4 MiB per connection for it before a send blocks and the send
+/// timeout ends the connection; with it a Pi's memory bounds a thousand such readers. A
+/// snapshot is about 1 KB and a lobby page at most about 20 KB, so play never waits on it.
+const SEND_BUFFER_BYTES: usize = 128 * 1024;
+
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Connections from one client address that have not yet sent their first request bytes; a
@@ -331,6 +338,9 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: watch::R
                 };
                 if let Err(e) = stream.set_nodelay(true) {
                     tracing::debug!(error = %e, "set_nodelay failed");
+                }
+                if let Err(e) = rustix::net::sockopt::set_socket_send_buffer_size(&stream, SEND_BUFFER_BYTES) {
+                    tracing::debug!(error = %e, "setting the send buffer failed");
                 }
                 app.connections.fetch_add(1, Ordering::Relaxed);
                 let guard = ConnectionGuard(Arc::clone(&app));

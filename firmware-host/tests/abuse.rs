@@ -465,7 +465,8 @@ async fn slow_readers(addr: SocketAddr, block: u8, n: usize) -> usize {
             while Instant::now() < until {
                 id += 1;
                 let msg = if id % 2 == 0 {
-                    json!({"watch_lobby": {"id": id}})
+                    // The largest page the server gives (PROTOCOL.md: at most 100 rows).
+                    json!({"watch_lobby": {"id": id, "limit": 100}})
                 } else {
                     json!({"create_room": {"id": id, "room": {"game": "infinite", "opponent": {"bot": {}}}}})
                 };
