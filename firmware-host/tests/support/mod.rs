@@ -599,11 +599,7 @@ pub async fn http_from(
         .expect("answer in time")
         .expect("read");
     let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
+    let status = status_of(&text);
     let body = text
         .split_once("\r\n\r\n")
         .map(|(_, b)| b.to_owned())
@@ -642,10 +638,14 @@ pub async fn finish(mut stream: TcpStream, last: u8) -> (u16, String) {
         .expect("answer in time")
         .expect("read");
     let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .split(' ')
+    let status = status_of(&text);
+    (status, text)
+}
+
+/// The status code of a raw HTTP answer (`HTTP/1.1 200 OK…`), 0 when there is none.
+fn status_of(text: &str) -> u16 {
+    text.split(' ')
         .nth(1)
         .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, text)
+        .unwrap_or(0)
 }
