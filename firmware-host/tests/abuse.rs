@@ -908,7 +908,7 @@ async fn descriptor_flood(cap: bool, block: u8) -> (Window, Samples, Samples) {
         )
     };
     assert!(
-        !server.log_lines(refusal).is_empty(),
+        !server.wait_log_lines(refusal).await.is_empty(),
         "the log says {refusal:?}"
     );
     let accept_failures = server.log_lines("accept failed").len();
@@ -1089,7 +1089,10 @@ async fn run(scale: usize) {
         ("slow_bodies", "the request body did not arrive within"),
     ] {
         if phase(kind) {
-            assert!(!server.log_lines(line).is_empty(), "the log says {line:?}");
+            assert!(
+                !server.wait_log_lines(line).await.is_empty(),
+                "the log says {line:?}"
+            );
         }
     }
     let log_lines = server.log.lock().map(|l| l.len()).unwrap_or(0);

@@ -44,17 +44,6 @@ async fn flood(addr: SocketAddr) -> Vec<TcpStream> {
     half_requests(FLOODER, addr, FLOOD).await
 }
 
-async fn wait_for_log(server: &Process, needle: &str) -> Vec<String> {
-    for _ in 0..100 {
-        let lines = server.log_lines(needle);
-        if !lines.is_empty() {
-            return lines;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    Vec::new()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trickled_request_body_is_timed_out() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -105,7 +94,8 @@ async fn one_address_is_capped_for_the_whole_life_of_its_connections() {
     let held = flood(server.addr).await;
     let times = well_behaved(server.addr, 20).await;
     assert!(
-        !wait_for_log(&server, "too many open connections from this address")
+        !server
+            .wait_log_lines("too many open connections from this address")
             .await
             .is_empty(),
         "the cap refused the flood"
@@ -135,7 +125,7 @@ async fn near_the_descriptor_limit_the_busiest_address_is_shed() {
     let held = flood(server.addr).await;
     let times = well_behaved(server.addr, 20).await;
     assert!(
-        !wait_for_log(&server, "connection shed").await.is_empty(),
+        !server.wait_log_lines("connection shed").await.is_empty(),
         "connections were shed"
     );
     assert!(server.open_fds() < 1024, "below the open-files limit");

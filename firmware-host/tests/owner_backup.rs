@@ -175,7 +175,7 @@ async fn a_backup_restored_on_a_fresh_kiosk_gives_the_same_data() {
     send(new.addr, "GET", "/api/users/sara", None, None)
         .await
         .assert_error(404, "unknown_user");
-    assert!(!new.log_lines("restored a backup").is_empty());
+    assert!(!new.wait_log_lines("restored a backup").await.is_empty());
     new.stop_with("-TERM");
 }
 

@@ -252,7 +252,7 @@ async fn owner_code_cli_works_while_the_server_runs() {
     let reply = claim(server.addr, &sara, &code).await;
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert!(
-        !server.log_lines("became an owner").is_empty(),
+        !server.wait_log_lines("became an owner").await.is_empty(),
         "the owner action is logged"
     );
     // Used once.

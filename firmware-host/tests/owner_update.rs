@@ -99,7 +99,8 @@ async fn only_an_owner_uploads_an_update_and_a_bad_one_is_refused() {
     assert!(exit.success(), "a clean exit: {exit}");
     assert!(
         !server
-            .log_lines("restarting at an owner's request")
+            .wait_log_lines("restarting at an owner's request")
+            .await
             .is_empty()
     );
 }

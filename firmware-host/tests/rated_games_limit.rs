@@ -174,7 +174,8 @@ async fn rated_games_are_limited_per_address() {
     }
     assert!(
         server
-            .log_lines("rated game refused")
+            .wait_log_lines("rated game refused")
+            .await
             .iter()
             .any(|l| l.contains("127.0.0.2")),
         "the spent address is logged"

@@ -159,7 +159,7 @@ async fn a_full_card_is_reported_refused_cleanly_and_healed_without_a_restart() 
         "{h}"
     );
     assert!(
-        !server.log_lines("nearly full").is_empty(),
+        !server.wait_log_lines("nearly full").await.is_empty(),
         "the log says the card is nearly full"
     );
 

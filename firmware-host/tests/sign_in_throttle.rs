@@ -251,15 +251,7 @@ async fn failed_sign_ins_log_a_hash_never_the_typed_username() {
     )
     .await;
     assert_eq!(status, 401);
-    // The log line is written before the answer, but read by another thread: wait for it.
-    let mut lines = Vec::new();
-    for _ in 0..100 {
-        lines = server.log_lines("sign-in failed");
-        if !lines.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let lines = server.wait_log_lines("sign-in failed").await;
     assert_eq!(lines.len(), 1, "one failed sign-in logged");
     let line = &lines[0];
     assert!(line.contains("127.0.0.6"), "the address is logged: {line}");

@@ -488,6 +488,20 @@ impl Process {
         }
     }
 
+    /// The log lines that contain `needle`, once there is at least one (or none after 10 s).
+    /// The server writes a line before it answers, but another thread reads its stderr, so a
+    /// line can arrive after the answer that the test saw.
+    pub async fn wait_log_lines(&self, needle: &str) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let lines = self.log_lines(needle);
+            if !lines.is_empty() || Instant::now() > deadline {
+                return lines;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// The log lines so far that contain `needle`.
     pub fn log_lines(&self, needle: &str) -> Vec<String> {
         self.log
