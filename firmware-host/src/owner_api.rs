@@ -172,6 +172,7 @@ fn preview(contents: &BackupContents) -> BackupPreview {
         users: contents.users,
         games: contents.games,
         owners: contents.owners,
+        settings: contents.settings,
     }
 }
 
@@ -245,7 +246,16 @@ async fn restore(
         .hub
         .close_all_rooms("The kiosk's data is being restored from a backup")
         .await;
-    app.store.restore(scratch.to_owned()).await?;
+    {
+        // Held from the write until the restored settings are in force (as a save does).
+        let _saving = app.settings.saving.lock().await;
+        app.store
+            .restore(scratch.to_owned(), contents.settings)
+            .await?;
+        let store = app.store.clone();
+        let saved = blocking(move || store.settings_blocking()).await??;
+        app.settings.apply(saved.as_ref(), &app.public_url);
+    }
     // Sessions are gone from the store; their WebSockets follow.
     for user in app.hub.users_online().into_keys() {
         app.hub.end_user_sessions(user, None);
@@ -259,6 +269,89 @@ async fn restore(
         },
     );
     Ok(response)
+}
+
+/// `PUT /api/owner/settings`: checks every field, stores the record in one durable write and
+/// puts it in force.
+async fn put_settings(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let body: serde_json::Value = read_json(req, app.config.handshake_timeout).await?;
+    if !body.is_object() {
+        return Err(ApiError::BadJson(
+            "the settings are a JSON object (GET /api/owner/settings shows one)".into(),
+        ));
+    }
+    let record = crate::settings::parse(&body).map_err(ApiError::InvalidSetting)?;
+    let in_force = {
+        let _saving = app.settings.saving.lock().await;
+        if let Err(e) = app.store.set_settings(Some(record.clone())).await {
+            resync_when_healed(app, &e);
+            return Err(e.into());
+        }
+        app.settings.apply(Some(&record), &app.public_url)
+    };
+    tracing::info!(
+        target: "owner", %peer, owner = you.id, owner_name = you.name,
+        action = "saved the settings",
+        kiosk_idle_s = in_force.kiosk_idle_s,
+        public_url = in_force.public_url.as_deref().unwrap_or("automatic"),
+        default_language = in_force.default_language.as_str(),
+        wifi = in_force.wifi.as_ref().map_or("none", |w| w.ssid.as_str()),
+        "owner action"
+    );
+    Ok(json(StatusCode::OK, &in_force))
+}
+
+/// How long, at most, a failed save waits for the card to heal before what is in force is
+/// read again from the store ([`resync_when_healed`]).
+const RESYNC_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// After a save failed on a failing card: the commit may still have reached the card (a sync
+/// that failed after the write), so once the card works again the settings in force are read
+/// again from the store, and what is served is what is stored.
+fn resync_when_healed(app: &Arc<App>, e: &rooms::StoreError) {
+    if !e.is_unavailable() {
+        return;
+    }
+    let app = Arc::clone(app);
+    tokio::spawn(async move {
+        let until = tokio::time::Instant::now() + RESYNC_FOR;
+        while tokio::time::Instant::now() < until {
+            tokio::time::sleep(crate::store::HEAL_EVERY).await;
+            if app.store.health().state == crate::store::StorageState::Failing {
+                continue;
+            }
+            let _saving = app.settings.saving.lock().await;
+            let store = app.store.clone();
+            if let Ok(Ok(saved)) = blocking(move || store.settings_blocking()).await {
+                let now = app.settings.apply(saved.as_ref(), &app.public_url);
+                tracing::info!(
+                    stored = now.stored,
+                    "settings read again after the card healed"
+                );
+                return;
+            }
+        }
+        tracing::warn!("the settings could not be read again after a failed save");
+    });
+}
+
+/// `DELETE /api/owner/settings`: forgets the saved settings; the flags' are in force again.
+async fn reset_settings(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiResult {
+    let in_force = {
+        let _saving = app.settings.saving.lock().await;
+        if let Err(e) = app.store.set_settings(None).await {
+            resync_when_healed(app, &e);
+            return Err(e.into());
+        }
+        app.settings.apply(None, &app.public_url)
+    };
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "reset the settings to the flags'", "owner action");
+    Ok(json(StatusCode::OK, &in_force))
 }
 
 fn parse_id(segment: &str) -> Result<UserId, ApiError> {
@@ -384,7 +477,13 @@ pub(crate) async fn route(
             let user = blocking(move || store.user_blocking(id))
                 .await??
                 .ok_or(ApiError::UnknownAccount(id))?;
-            let code = app.reset_codes.issue(id, crate::clock::now_ms());
+            let (code, hash) = owner::new_reset_code();
+            let now = crate::clock::now_ms();
+            let life = u64::try_from(owner::RESET_LIFE.as_millis()).unwrap_or(u64::MAX);
+            app.store
+                .issue_reset_code(id, hash, now + life, now)
+                .await
+                .map_err(|e| unknown_as(e, id))?;
             tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "made a password reset code", user = id, "owner action");
             Ok(json(
                 StatusCode::OK,
@@ -490,6 +589,10 @@ pub(crate) async fn route(
             tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "closed a room", room, reason, "owner action");
             Ok(json(StatusCode::OK, &ClosedRoom { room, reason }))
         }
+        ["settings"] if is_get => Ok(json(StatusCode::OK, &app.settings.current())),
+        ["settings"] if method == Method::PUT => put_settings(app, peer, &you, req).await,
+        ["settings"] if method == Method::DELETE => reset_settings(app, peer, &you).await,
+        ["settings"] => Err(ApiError::MethodNotAllowed("GET, HEAD, PUT, DELETE")),
         ["users", id] => {
             if method != Method::DELETE {
                 return Err(ApiError::MethodNotAllowed("DELETE"));

@@ -58,6 +58,14 @@ async fn post<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T
     read(request.send().await).await
 }
 
+/// A JSON `PUT`.
+async fn put<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
+    let request = gloo::net::http::Request::put(url)
+        .json(body)
+        .map_err(|_| ApiError::network())?;
+    read(request.send().await).await
+}
+
 /// A JSON `DELETE`.
 async fn delete<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
     let request = gloo::net::http::Request::delete(url)
@@ -82,6 +90,24 @@ pub async fn claim_owner(code: &str) -> Result<protocol::http::Owners, ApiError>
 /// Owner mode: who asks and every owner; `not_owner` for anyone else.
 pub async fn owners() -> Result<protocol::http::Owners, ApiError> {
     get("/api/owner").await
+}
+
+/// Owner mode: the kiosk's settings in force.
+pub async fn owner_settings() -> Result<protocol::http::OwnerSettings, ApiError> {
+    get("/api/owner/settings").await
+}
+
+/// Owner mode: saves the settings (a JSON object of `OwnerSettings`' fields; a field the form
+/// could not read is sent as typed, for the server to refuse with that field's code).
+pub async fn save_owner_settings(
+    body: &serde_json::Value,
+) -> Result<protocol::http::OwnerSettings, ApiError> {
+    put("/api/owner/settings", body).await
+}
+
+/// Owner mode: forgets the saved settings; the SD card's (the flags') are in force again.
+pub async fn reset_owner_settings() -> Result<protocol::http::OwnerSettings, ApiError> {
+    delete("/api/owner/settings", &serde_json::json!({})).await
 }
 
 /// Deletes the signed-in account (the password is required).

@@ -24,6 +24,8 @@ pub enum Route {
     Replay(String),
     /// Owner mode (SPEC O1): claim with a code, then the owner's pages.
     Owner,
+    /// The owner's settings page (idle time, public address, default language, guest Wi-Fi).
+    OwnerSettings,
     NotFound(String),
 }
 
@@ -51,6 +53,7 @@ impl Route {
             ["signin"] => Route::SignIn,
             ["rules"] => Route::Rules,
             ["owner"] => Route::Owner,
+            ["owner", "settings"] => Route::OwnerSettings,
             ["game", id] if valid_segment(id) => Route::Replay((*id).to_owned()),
             _ => Route::NotFound(path.to_owned()),
         }
@@ -68,6 +71,7 @@ impl Route {
             Route::SignIn => "/signin".to_owned(),
             Route::Rules => "/rules".to_owned(),
             Route::Owner => "/owner".to_owned(),
+            Route::OwnerSettings => "/owner/settings".to_owned(),
             Route::Replay(id) => format!("/game/{id}"),
             Route::NotFound(path) => path.clone(),
         }
@@ -165,6 +169,7 @@ mod tests {
             Route::SignIn,
             Route::Rules,
             Route::Owner,
+            Route::OwnerSettings,
             Route::Replay("g1".into()),
         ];
         for r in routes {

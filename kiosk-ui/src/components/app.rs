@@ -13,7 +13,7 @@ use crate::api;
 use crate::dom;
 use crate::i18n::{Lang, T};
 use crate::route::Route;
-use crate::state::{Action, AppState, Conn, idle_return_due, still_playing_left};
+use crate::state::{Action, AppState, Conn, idle_return_due, lang_reset_due, still_playing_left};
 use crate::ws::Socket;
 
 use super::context::Ctx;
@@ -36,14 +36,20 @@ struct IdleView {
     room: Option<RoomView>,
     idle_s: u64,
     lang: Lang,
+    lang_chosen: bool,
 }
 
 #[component]
 pub fn App() -> Html {
-    let state = use_reducer(|| AppState {
-        lang: dom::stored_lang(),
-        route: Route::parse(&dom::current_path()),
-        ..AppState::default()
+    let state = use_reducer(|| {
+        let route = Route::parse(&dom::current_path());
+        let stored = dom::stored_lang(route.is_kiosk());
+        AppState {
+            lang: stored.unwrap_or_default(),
+            lang_chosen: stored.is_some(),
+            route,
+            ..AppState::default()
+        }
     });
     let socket: Rc<RefCell<Option<Socket>>> = use_mut_ref(|| None);
 
@@ -122,8 +128,16 @@ pub fn App() -> Html {
         })
     };
 
-    // The language: stored, and the page's direction (U6).
-    use_effect_with(state.lang, |lang| dom::apply_lang(*lang));
+    // The language: the page's direction, and the visitor's choice remembered (U6) until the
+    // kiosk hands the next visitor the owner's default language (`Action::ResetLang`).
+    use_effect_with((state.lang, state.lang_chosen), |(lang, chosen)| {
+        dom::apply_lang(*lang);
+        if *chosen {
+            dom::store_lang(*lang);
+        } else {
+            dom::forget_lang();
+        }
+    });
 
     // The address bar and the title follow the route.
     {
@@ -192,6 +206,7 @@ pub fn App() -> Html {
             room: state.room.as_ref().map(|r| r.view.clone()),
             idle_s: state.kiosk_idle_s,
             lang: state.lang,
+            lang_chosen: state.lang_chosen,
         };
         let state = state.clone();
         let send = (*send).clone();
@@ -223,6 +238,9 @@ pub fn App() -> Html {
                     *last_activity.borrow_mut() = dom::now_ms();
                     idle_left.set(None);
                     state.dispatch(Action::Navigate(Route::Kiosk));
+                    state.dispatch(Action::ResetLang);
+                } else if lang_reset_due(&view.route, view.lang_chosen, idle, view.idle_s) {
+                    state.dispatch(Action::ResetLang);
                 } else {
                     let was_asking = std::mem::replace(&mut *asking.borrow_mut(), left.is_some());
                     if left.is_some() && !was_asking {
@@ -253,6 +271,7 @@ pub fn App() -> Html {
         Route::Rules => html! { <Rules /> },
         Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
         Route::Owner => html! { <super::owner::OwnerPage /> },
+        Route::OwnerSettings => html! { <super::owner_settings::OwnerSettings /> },
         Route::NotFound(_) => html! {
             <>
                 <Navbar />

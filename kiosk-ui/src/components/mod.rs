@@ -21,6 +21,7 @@ pub mod navbar;
 pub mod owner;
 pub mod owner_account;
 pub mod owner_code;
+pub mod owner_settings;
 pub mod player_card;
 pub mod profile;
 pub mod prompts;
