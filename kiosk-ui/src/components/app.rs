@@ -12,7 +12,7 @@ use yew::prelude::*;
 use crate::api;
 use crate::dom;
 use crate::i18n::{Lang, T};
-use crate::route::Route;
+use crate::route::{OwnerSection, Route};
 use crate::state::{Action, AppState, Conn, idle_return_due, still_playing_left};
 use crate::ws::Socket;
 
@@ -28,6 +28,28 @@ use super::prompts::Prompts;
 use super::room::RoomPage;
 use super::rules::Rules;
 use super::sign_in::SignIn;
+
+/// The owner's page for `section` (issue 16.2).
+fn owner_page(section: OwnerSection, ctx: &Ctx) -> Html {
+    use super::{owner, owner_backup, owner_players, owner_rooms, owner_seasons, owner_update};
+    match section {
+        OwnerSection::Hub => html! { <owner::OwnerPage /> },
+        OwnerSection::Players => html! { <owner_players::OwnerPlayersPage /> },
+        OwnerSection::Rooms => html! { <owner_rooms::OwnerRoomsPage /> },
+        OwnerSection::Seasons => html! { <owner_seasons::OwnerSeasonsPage /> },
+        OwnerSection::Backup => html! { <owner_backup::OwnerBackupPage /> },
+        OwnerSection::Update => html! { <owner_update::OwnerUpdatePage /> },
+        OwnerSection::Health => html! { <owner_update::OwnerHealthPage /> },
+        // The settings page is the settings helper's (`owner_settings::OwnerSettings`, board
+        // contract); its arm is wired when that branch is merged.
+        OwnerSection::Settings => html! {
+            <>
+                <Navbar />
+                <main id="main" class="page"><p>{ ctx.t(T::NotFound) }</p></main>
+            </>
+        },
+    }
+}
 
 /// What the kiosk's idle timer reads; refreshed at every render.
 #[derive(Default)]
@@ -252,7 +274,10 @@ pub fn App() -> Html {
         Route::SignIn => html! { <SignIn /> },
         Route::Rules => html! { <Rules /> },
         Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
-        Route::Owner => html! { <super::owner::OwnerPage /> },
+        Route::ArchivedLeaderboard { game, season } => {
+            html! { <LeaderboardPage game={*game} season={Some(*season)} /> }
+        }
+        Route::Owner(section) => owner_page(*section, &ctx),
         Route::NotFound(_) => html! {
             <>
                 <Navbar />
