@@ -21,7 +21,7 @@ use crate::accounts;
 use crate::api_error::{ApiError, Body, json};
 use crate::app::App;
 use crate::handler::{ApiResult, blocking, read_json};
-use crate::store::RegisterError;
+use crate::store::{RegisterError, ResetGuess};
 use crate::throttle::{Admission, ThrottleKey};
 
 fn with_cookie(mut response: Response<Body>, cookie: &str) -> Response<Body> {
@@ -344,7 +344,6 @@ pub(crate) async fn delete_account(app: &Arc<App>, user: UserId) -> Result<Strin
         e => e.into(),
     })?;
     app.hub.end_user_sessions(user, None);
-    app.reset_codes.forget(user);
     Ok(name)
 }
 
@@ -392,10 +391,23 @@ pub(crate) async fn login_with_reset(
         drop(attempt);
         return Err(ApiError::BadResetCode);
     };
-    let Ok(redeemed) = app
-        .reset_codes
-        .redeem(id, &body.code, crate::clock::now_ms())
-    else {
+    let guess = match crate::owner::typed_reset_code(&body.code) {
+        // Not eight digits: no code can match, and nothing is counted against the code.
+        None => ResetGuess::Wrong { spent: false },
+        Some(hash) => {
+            app.store
+                .guess_reset_code(id, hash, crate::clock::now_ms())
+                .await?
+        }
+    };
+    if guess == (ResetGuess::Wrong { spent: true }) {
+        tracing::warn!(
+            user = id,
+            "a password reset code was spent by {} wrong guesses",
+            crate::owner::WRONG_GUESSES
+        );
+    }
+    let ResetGuess::Redeemed(redeemed) = guess else {
         drop(attempt);
         tracing::info!(%peer, user = id, "password reset refused: wrong code");
         return Err(ApiError::BadResetCode);
@@ -417,7 +429,9 @@ pub(crate) async fn login_with_reset(
             .await
     };
     if let Err(e) = stored.await {
-        app.reset_codes.give_back(id, redeemed);
+        if let Err(again) = app.store.give_back_reset_code(id, redeemed).await {
+            tracing::warn!(user = id, error = %again, "a reset code could not be given back after a failed reset");
+        }
         return Err(e.into());
     }
     app.hub.end_user_sessions(id, None);

@@ -82,6 +82,8 @@ pub enum ApiError {
         code: &'static str,
         why: String,
     },
+    /// A settings field refused (`PUT /api/owner/settings`): its code and why.
+    InvalidSetting(crate::settings::SettingError),
     Store(StoreError),
     /// A server-side failure: what was being done, and the error, for the log only.
     Internal {
@@ -143,6 +145,7 @@ impl ApiError {
             ApiError::BadBackup(_) => (C::BadBackup, Level::WARN),
             ApiError::BackupTooNew { .. } => (C::BackupTooNew, Level::WARN),
             ApiError::UpdateRefused { .. } => (C::UpdateRefused, Level::WARN),
+            ApiError::InvalidSetting(e) => (e.code, Level::INFO),
             ApiError::Store(e) if e.is_unavailable() => (C::StorageUnavailable, Level::WARN),
             ApiError::Store(_) | ApiError::Internal { .. } => (C::Internal, Level::ERROR),
         }
@@ -209,6 +212,7 @@ impl ApiError {
                 "this backup was made by a newer version (schema {found}; this one reads up to {supported}): update the kiosk first"
             ),
             ApiError::UpdateRefused { code, why } => format!("{code}: {why}"),
+            ApiError::InvalidSetting(e) => e.why.clone(),
             ApiError::LastOwner => {
                 "the kiosk's last owner cannot be removed; make another account an owner first"
                     .to_owned()

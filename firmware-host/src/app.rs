@@ -46,8 +46,8 @@ pub struct App {
     pub shed_at: Option<usize>,
     /// Owner mode's live one-time codes.
     pub owner_codes: crate::owner::OwnerCodes,
-    /// Password reset codes owners made.
-    pub reset_codes: crate::owner::ResetCodes,
+    /// The kiosk's settings in force (the flags', or an owner's saved ones).
+    pub settings: crate::settings::Live,
     /// Notified when an owner asks for a restart (`POST /api/owner/restart`).
     pub restart: tokio::sync::Notify,
 }

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
+use protocol::http::Language;
+
 use crate::public_url::GuestWifi;
 
 /// XO Kiosk server: serves the UI, the HTTP API and the WebSocket (`/ws`) on one port, and
@@ -13,6 +15,11 @@ use crate::public_url::GuestWifi;
 ///
 /// Every flag can also be set from the environment variable named beside it; a flag given on
 /// the command line wins.
+///
+/// The kiosk's settings (--kiosk-idle, --public-url, --default-language and the guest Wi-Fi
+/// network) are defaults: once an owner saves settings on the owner page (PUT
+/// /api/owner/settings), the saved ones are in force instead, until an owner resets them
+/// (DELETE /api/owner/settings).
 ///
 /// Other commands: `firmware-host install-update FILE --data-dir DIR` checks a new version of
 /// this binary and keeps it for the image's launcher; `firmware-host owner-code --data-dir
@@ -46,7 +53,8 @@ pub struct Cli {
     pub log: String,
 
     /// Seconds without a game in progress after which the kiosk screen returns to its home
-    /// screen (U7). Served to the UI by GET /api/config.
+    /// screen (U7). Served to the UI by GET /api/config. An owner's saved setting overrides
+    /// it.
     #[arg(
         long,
         env = "XO_KIOSK_IDLE",
@@ -144,12 +152,25 @@ pub struct Cli {
     /// The address phones should open, shown on the status display and by the kiosk's QR
     /// code (GET /api/config). Default: when listening on all interfaces, the device's
     /// current LAN IP address (`http://192.168.1.20:PORT`, read again every 5 s; the
-    /// `HOSTNAME.local` name is served beside it), else `http://ADDR:PORT`.
-    #[arg(long, env = "XO_PUBLIC_URL", value_name = "URL")]
+    /// `HOSTNAME.local` name is served beside it), else `http://ADDR:PORT`. `http://` or
+    /// `https://`, a host and an optional port. An owner's saved setting overrides it.
+    #[arg(long, env = "XO_PUBLIC_URL", value_name = "URL", value_parser = public_url)]
     pub public_url: Option<String>,
 
+    /// The language pages open in until the visitor chooses one: `en` or `ar`. An owner's
+    /// saved setting overrides it.
+    #[arg(
+        long,
+        env = "XO_DEFAULT_LANGUAGE",
+        default_value = "en",
+        value_name = "LANG",
+        value_parser = default_language
+    )]
+    pub default_language: Language,
+
     /// A Wi-Fi network for guests (1 to 32 bytes), shown by the kiosk as a `WIFI:` QR code
-    /// beside the game's so a phone joins the network, then the game (GET /api/config).
+    /// beside the game's so a phone joins the network, then the game (GET /api/config). An
+    /// owner's saved setting overrides it (and the password).
     #[arg(long, env = "XO_GUEST_WIFI_SSID", value_name = "NAME", value_parser = guest_wifi_ssid)]
     pub guest_wifi_ssid: Option<String>,
 
@@ -205,6 +226,8 @@ pub struct Config {
     pub port_file: Option<PathBuf>,
     /// See [`Cli::guest_wifi_ssid`].
     pub guest_wifi: Option<GuestWifi>,
+    /// See [`Cli::default_language`].
+    pub default_language: Language,
 }
 
 impl Config {
@@ -226,6 +249,7 @@ impl Config {
             display: None,
             port_file: None,
             guest_wifi: None,
+            default_language: Language::En,
         }
     }
 }
@@ -251,6 +275,7 @@ impl From<&Cli> for Config {
                 .guest_wifi_ssid
                 .as_ref()
                 .map(|ssid| GuestWifi::from_checked(ssid.clone(), cli.guest_wifi_password.clone())),
+            default_language: cli.default_language,
         }
     }
 }
@@ -262,4 +287,13 @@ fn guest_wifi_ssid(ssid: &str) -> Result<String, String> {
 fn guest_wifi_password(password: &str) -> Result<String, String> {
     // Any valid name: only the password is checked here.
     GuestWifi::new("x", Some(password)).map(|_| password.to_owned())
+}
+
+fn public_url(url: &str) -> Result<String, String> {
+    protocol::rules::check_public_url(url)
+}
+
+fn default_language(code: &str) -> Result<Language, String> {
+    code.parse()
+        .map_err(|()| format!("{code:?} is not a language of the kiosk: use en or ar"))
 }

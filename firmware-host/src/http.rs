@@ -23,7 +23,7 @@ use hyper::header::{
 use hyper::{Method, Request, Response, StatusCode};
 use protocol::http::{
     GameView, LadderView, LeaderRow, Leaderboard, PerGame, Profile, ProfileSeason, SeasonSummary,
-    Seasons, ServerConfig, Wifi, WifiSecurity,
+    Seasons, ServerConfig,
 };
 use rooms::StoreError;
 
@@ -225,21 +225,15 @@ fn health(app: &Arc<App>) -> Response<Body> {
 
 fn config(app: &Arc<App>) -> Response<Body> {
     let addresses = app.public_url.current();
+    let settings = app.settings.current();
     json(
         StatusCode::OK,
         &ServerConfig {
-            kiosk_idle_s: app.config.kiosk_idle_s,
+            kiosk_idle_s: settings.kiosk_idle_s,
             public_url: Some(addresses.public_url),
             local_url: addresses.local_url,
-            wifi: app.config.guest_wifi.as_ref().map(|w| Wifi {
-                ssid: w.ssid.clone(),
-                security: if w.password.is_some() {
-                    WifiSecurity::Wpa
-                } else {
-                    WifiSecurity::Nopass
-                },
-                password: w.password.clone(),
-            }),
+            wifi: settings.wifi,
+            default_language: settings.default_language,
             version: crate::VERSION.to_owned(),
             protocol_version: protocol::PROTOCOL_VERSION,
         },

@@ -14,6 +14,8 @@
 //! - [`owner`]: owner codes (physical presence) and `firmware-host owner-code`.
 //! - [`owner_api`]: owner mode's endpoints under `/api/owner`, each checked on the server.
 //! - [`owner_health`]: the owner's health page and the ring of recent warnings and errors.
+//! - [`settings`]: the kiosk's settings an owner saves (idle time, public address, default
+//!   language, guest Wi-Fi), over the flags' defaults, applied without a restart.
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
 //! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
 //!   the identity of a connection.
@@ -60,6 +62,7 @@ pub mod owner_api;
 pub mod owner_health;
 pub mod public_url;
 pub mod server;
+pub mod settings;
 pub mod shutdown;
 pub mod store;
 pub mod throttle;

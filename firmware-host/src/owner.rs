@@ -23,6 +23,9 @@ use std::time::Duration;
 use rand::RngExt as _;
 use sha2::{Digest, Sha256};
 
+/// How long a password reset code is valid: the owner reads it out to the player, who sets
+/// a new password on the sign-in page.
+pub const RESET_LIFE: Duration = Duration::from_secs(30 * 60);
 /// How long a code is valid.
 pub const CODE_LIFE: Duration = Duration::from_secs(5 * 60);
 /// Digits of a code: typed on a phone's number pad.
@@ -221,81 +224,19 @@ impl OwnerCodes {
     }
 }
 
-/// How long a password reset code is valid: the owner reads it out to the player, who sets
-/// a new password on the sign-in page.
-pub const RESET_LIFE: Duration = Duration::from_secs(30 * 60);
-
-/// Password reset codes an owner made (SPEC O2), one per account, in memory: a restart
-/// forgets them (the owner makes a new one). Used once; spent after [`WRONG_GUESSES`] wrong
-/// guesses for that account, on top of the sign-in throttle the reset goes through.
-#[derive(Debug, Default)]
-pub struct ResetCodes {
-    by_user: Mutex<std::collections::HashMap<protocol::records::UserId, Pending>>,
+/// A new password reset code for an owner to read out, and the hash the store keeps of it
+/// (`store::reset_codes`: one per account, expiring after [`RESET_LIFE`], spent after
+/// [`WRONG_GUESSES`] wrong guesses, kept across restarts).
+pub fn new_reset_code() -> (String, [u8; 32]) {
+    let code = new_code();
+    let hashed = hash(&code);
+    (code, hashed)
 }
 
-impl ResetCodes {
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<protocol::records::UserId, Pending>>
-    {
-        self.by_user
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// A new code for `user`, replacing an earlier one.
-    pub fn issue(&self, user: protocol::records::UserId, now_ms: u64) -> String {
-        let code = new_code();
-        let reset_ms = u64::try_from(RESET_LIFE.as_millis()).unwrap_or(u64::MAX);
-        let mut codes = self.lock();
-        codes.retain(|_, p| p.expires_ms > now_ms);
-        codes.insert(
-            user,
-            Pending {
-                hash: hash(&code),
-                expires_ms: now_ms + reset_ms,
-                wrong: 0,
-                from_kiosk: false,
-            },
-        );
-        code
-    }
-
-    /// Takes `user`'s code if `typed` is it; a wrong guess counts against it.
-    pub fn redeem(
-        &self,
-        user: protocol::records::UserId,
-        typed: &str,
-        now_ms: u64,
-    ) -> Result<Redeemed, CodeRefused> {
-        let code = normalize(typed).ok_or(CodeRefused::Malformed)?;
-        let mut codes = self.lock();
-        let Some(pending) = codes.get_mut(&user).filter(|p| p.expires_ms > now_ms) else {
-            return Err(CodeRefused::Wrong);
-        };
-        if pending.hash == hash(&code) {
-            return codes.remove(&user).map(Redeemed).ok_or(CodeRefused::Wrong);
-        }
-        pending.wrong += 1;
-        if pending.wrong >= WRONG_GUESSES {
-            codes.remove(&user);
-            tracing::warn!(
-                user,
-                "a password reset code was spent by {WRONG_GUESSES} wrong guesses"
-            );
-        }
-        Err(CodeRefused::Wrong)
-    }
-
-    /// Returns a redeemed code whose reset could not be stored.
-    pub fn give_back(&self, user: protocol::records::UserId, redeemed: Redeemed) {
-        self.lock().entry(user).or_insert(redeemed.0);
-    }
-
-    /// Forgets `user`'s code (the account is gone).
-    pub fn forget(&self, user: protocol::records::UserId) {
-        self.lock().remove(&user);
-    }
+/// The hash of a typed reset code, as the store compares it; `None` unless it is
+/// [`CODE_DIGITS`] digits (spaces and dashes ignored), which is not counted as a guess.
+pub fn typed_reset_code(typed: &str) -> Option<[u8; 32]> {
+    normalize(typed).map(|code| hash(&code))
 }
 
 #[cfg(test)]

@@ -172,6 +172,7 @@ fn preview(contents: &BackupContents) -> BackupPreview {
         users: contents.users,
         games: contents.games,
         owners: contents.owners,
+        settings: contents.settings,
     }
 }
 
@@ -245,7 +246,16 @@ async fn restore(
         .hub
         .close_all_rooms("The kiosk's data is being restored from a backup")
         .await;
-    app.store.restore(scratch.to_owned()).await?;
+    {
+        // Held from the write until the restored settings are in force (as a save does).
+        let _saving = app.settings.saving.lock().await;
+        app.store
+            .restore(scratch.to_owned(), contents.settings)
+            .await?;
+        let store = app.store.clone();
+        let saved = blocking(move || store.settings_blocking()).await??;
+        app.settings.apply(saved.as_ref(), &app.public_url);
+    }
     // Sessions are gone from the store; their WebSockets follow.
     for user in app.hub.users_online().into_keys() {
         app.hub.end_user_sessions(user, None);
@@ -259,6 +269,49 @@ async fn restore(
         },
     );
     Ok(response)
+}
+
+/// `PUT /api/owner/settings`: checks every field, stores the record in one durable write and
+/// puts it in force.
+async fn put_settings(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let body: serde_json::Value = read_json(req, app.config.handshake_timeout).await?;
+    if !body.is_object() {
+        return Err(ApiError::BadJson(
+            "the settings are a JSON object (GET /api/owner/settings shows one)".into(),
+        ));
+    }
+    let record = crate::settings::parse(&body).map_err(ApiError::InvalidSetting)?;
+    let in_force = {
+        let _saving = app.settings.saving.lock().await;
+        app.store.set_settings(Some(record.clone())).await?;
+        app.settings.apply(Some(&record), &app.public_url)
+    };
+    tracing::info!(
+        target: "owner", %peer, owner = you.id, owner_name = you.name,
+        action = "saved the settings",
+        kiosk_idle_s = in_force.kiosk_idle_s,
+        public_url = in_force.public_url.as_deref().unwrap_or("automatic"),
+        default_language = in_force.default_language.as_str(),
+        wifi = in_force.wifi.as_ref().map_or("none", |w| w.ssid.as_str()),
+        "owner action"
+    );
+    Ok(json(StatusCode::OK, &in_force))
+}
+
+/// `DELETE /api/owner/settings`: forgets the saved settings; the flags' are in force again.
+async fn reset_settings(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiResult {
+    let in_force = {
+        let _saving = app.settings.saving.lock().await;
+        app.store.set_settings(None).await?;
+        app.settings.apply(None, &app.public_url)
+    };
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "reset the settings to the flags'", "owner action");
+    Ok(json(StatusCode::OK, &in_force))
 }
 
 fn parse_id(segment: &str) -> Result<UserId, ApiError> {
@@ -384,7 +437,13 @@ pub(crate) async fn route(
             let user = blocking(move || store.user_blocking(id))
                 .await??
                 .ok_or(ApiError::UnknownAccount(id))?;
-            let code = app.reset_codes.issue(id, crate::clock::now_ms());
+            let (code, hash) = owner::new_reset_code();
+            let now = crate::clock::now_ms();
+            let life = u64::try_from(owner::RESET_LIFE.as_millis()).unwrap_or(u64::MAX);
+            app.store
+                .issue_reset_code(id, hash, now + life, now)
+                .await
+                .map_err(|e| unknown_as(e, id))?;
             tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "made a password reset code", user = id, "owner action");
             Ok(json(
                 StatusCode::OK,
@@ -490,6 +549,10 @@ pub(crate) async fn route(
             tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "closed a room", room, reason, "owner action");
             Ok(json(StatusCode::OK, &ClosedRoom { room, reason }))
         }
+        ["settings"] if is_get => Ok(json(StatusCode::OK, &app.settings.current())),
+        ["settings"] if method == Method::PUT => put_settings(app, peer, &you, req).await,
+        ["settings"] if method == Method::DELETE => reset_settings(app, peer, &you).await,
+        ["settings"] => Err(ApiError::MethodNotAllowed("GET, HEAD, PUT, DELETE")),
         ["users", id] => {
             if method != Method::DELETE {
                 return Err(ApiError::MethodNotAllowed("DELETE"));

@@ -1,9 +1,10 @@
 //! The address phones should open (U7): what the kiosk's QR code encodes, what
 //! `GET /api/config` serves and what the status display shows.
 //!
-//! `--public-url` fixes it. Otherwise a server bound to one address shows that address, and a
-//! server listening on every interface shows the device's current LAN IP address: `.local`
-//! names do not resolve on every phone and network (older Android, networks that drop
+//! `--public-url`, or the owner's setting ([`PublicUrl::set_configured`]), fixes it. Otherwise
+//! a server bound to one address shows that address, and a server listening on every
+//! interface shows the device's current LAN IP address: `.local` names do not resolve on
+//! every phone and network (older Android, networks that drop
 //! multicast), an IP address does. The `.local` name is served beside it (`local_url`) for
 //! people to read. The interfaces are read again at most every [`REFRESH`], so a new address
 //! after a DHCP renewal or a change of network shows within that time.
@@ -40,8 +41,8 @@ type Lister = Box<dyn Fn() -> Vec<Candidate> + Send + Sync>;
 
 /// The current addresses, re-read from the interfaces when older than [`REFRESH`].
 pub struct PublicUrl {
-    /// `--public-url`.
-    configured: Option<String>,
+    /// `--public-url`, or the owner's setting.
+    configured: Mutex<Option<String>>,
     bound: SocketAddr,
     list: Lister,
     refresh: Duration,
@@ -72,12 +73,22 @@ impl PublicUrl {
         refresh: Duration,
     ) -> PublicUrl {
         PublicUrl {
-            configured,
+            configured: Mutex::new(configured),
             bound,
             list,
             refresh,
             cache: Mutex::new(None),
         }
+    }
+
+    /// Fixes the address (`None`: automatic again), in force from the next [`current`](Self::current).
+    pub fn set_configured(&self, configured: Option<String>) {
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        *self
+            .configured
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = configured;
+        *cache = None;
     }
 
     /// The addresses now (read again from the interfaces when the last read is stale).
@@ -111,8 +122,13 @@ impl PublicUrl {
                 })
             })
             .flatten();
-        let public_url = if let Some(configured) = &self.configured {
-            configured.clone()
+        let configured = self
+            .configured
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let public_url = if let Some(configured) = configured {
+            configured
         } else if !everywhere {
             ip_url(self.bound.ip(), port)
         } else {
@@ -240,20 +256,10 @@ impl GuestWifi {
     /// (ASCII) characters, counted in bytes as the image's settings script counts them; no
     /// password means an open network.
     pub fn new(ssid: &str, password: Option<&str>) -> Result<GuestWifi, String> {
-        if ssid.is_empty() || ssid.len() > 32 {
-            return Err(format!(
-                "the guest Wi-Fi name must be 1 to 32 bytes long, not {}",
-                ssid.len()
-            ));
-        }
+        protocol::rules::check_wifi_ssid(ssid)?;
         let password = password.filter(|p| !p.is_empty());
-        if let Some(p) = password
-            && !(8..=63).contains(&p.len())
-        {
-            return Err(format!(
-                "the guest Wi-Fi password must be 8 to 63 bytes long, not {}",
-                p.len()
-            ));
+        if let Some(p) = password {
+            protocol::rules::check_wifi_password(p)?;
         }
         Ok(GuestWifi::from_checked(
             ssid.to_owned(),

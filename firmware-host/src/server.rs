@@ -66,9 +66,17 @@ impl Server {
     /// http://ADDR" (and writes the port to `config.port_file` when set), and starts accepting.
     pub async fn start(config: Config) -> anyhow::Result<Server> {
         let data_dir = config.data_dir.clone();
-        let store = tokio::task::spawn_blocking(move || Store::open_blocking(&data_dir))
-            .await
-            .context("store opening task")??;
+        let (store, saved) = tokio::task::spawn_blocking(move || {
+            let store = Store::open_blocking(&data_dir)?;
+            let saved = store.settings_blocking()?;
+            Ok::<_, rooms::StoreError>((store, saved))
+        })
+        .await
+        .context("store opening task")??;
+        let settings = crate::settings::Live::new(&config, saved.as_ref());
+        if saved.is_some() {
+            tracing::info!("an owner's saved settings are in force over the flags");
+        }
         tracing::info!(path = %store.path().display(), "store open");
         // Restores saved rooms: a brief blocking read at start-up, before anything is served.
         let persistence: Arc<dyn Persistence> = Arc::new(store.clone());
@@ -91,7 +99,7 @@ impl Server {
             std::fs::write(port_file, format!("{}\n", addr.port()))
                 .with_context(|| format!("cannot write {}", port_file.display()))?;
         }
-        let public_url = PublicUrl::new(config.public_url.clone(), addr);
+        let public_url = PublicUrl::new(settings.current().public_url, addr);
         tracing::info!(%addr, public_url = public_url.current().public_url, ui_built = crate::assets::ui_built(), "listening on http://{addr}");
 
         let throttle = Throttle::new(config.max_registrations_per_address);
@@ -116,7 +124,7 @@ impl Server {
             shed_at,
             public_url,
             owner_codes,
-            reset_codes: crate::owner::ResetCodes::default(),
+            settings,
             restart: tokio::sync::Notify::new(),
         });
         let display = match app.config.display.as_deref() {

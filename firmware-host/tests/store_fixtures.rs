@@ -240,6 +240,20 @@ fn check_data_set(store: &Store, fixture: &str, users: u64) {
         .collect();
     assert_eq!(ana_games, ["fixture-bot", "fixture-rated"], "{fixture}");
 
+    // Tables added beside the schema (owner settings, reset codes) start empty in an old file.
+    assert_eq!(
+        store.settings_blocking().expect("settings"),
+        None,
+        "{fixture}"
+    );
+    assert_eq!(
+        store
+            .reset_code_blocking(ana, CREATED_MS)
+            .expect("reset code"),
+        None,
+        "{fixture}"
+    );
+
     let mut saved = store.load_rooms_blocking().expect("rooms");
     saved.sort();
     let ids: Vec<&str> = saved.iter().map(|(id, _)| id.as_str()).collect();

@@ -1,6 +1,7 @@
 //! The HTTP JSON API: sign-in, profile, leaderboard, finished games, configuration. Every
 //! request and response body is a type of [`protocol::http`], shared with the server.
 
+use gloo::net::http::Method;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -32,19 +33,37 @@ impl ApiError {
     }
 }
 
-async fn read<T: DeserializeOwned>(
-    sent: Result<gloo::net::http::Response, gloo::net::Error>,
-) -> Result<T, ApiError> {
-    let response = sent.map_err(|_| ApiError::network())?;
+/// What a request carries.
+enum Body<'a> {
+    None,
+    /// JSON text (the server refuses state changes in any other content type).
+    Json(String),
+    /// A file, as `application/octet-stream` (the owner's uploads: a backup, an update).
+    File(&'a web_sys::File),
+}
+
+/// One request and its answer's text. Not generic, so every endpoint shares one copy of the
+/// request and error handling; only the decoding ([`decode`]) is per type (the UI's download
+/// size, DESIGN.md).
+async fn exchange(method: Method, url: &str, body: Body<'_>) -> Result<(u16, String), ApiError> {
+    let builder = gloo::net::http::RequestBuilder::new(url).method(method);
+    let request = match body {
+        Body::None => builder.build(),
+        Body::Json(text) => builder
+            .header("Content-Type", "application/json")
+            .body(text),
+        Body::File(file) => builder
+            .header("Content-Type", "application/octet-stream")
+            .body(file.clone()),
+    }
+    .map_err(|_| ApiError::network())?;
+    let response = request.send().await.map_err(|_| ApiError::network())?;
     let status = response.status();
+    let text = response.text().await.unwrap_or_default();
     if response.ok() {
-        response.json::<T>().await.map_err(|_| ApiError {
-            status,
-            code: None,
-            message: String::new(),
-        })
+        Ok((status, text))
     } else {
-        let body = response.json::<ApiErrorBody>().await.ok();
+        let body = serde_json::from_str::<ApiErrorBody>(&text).ok();
         Err(ApiError {
             status,
             code: body.as_ref().map(|b| b.code),
@@ -53,29 +72,44 @@ async fn read<T: DeserializeOwned>(
     }
 }
 
+fn decode<T: DeserializeOwned>(answer: Result<(u16, String), ApiError>) -> Result<T, ApiError> {
+    let (status, text) = answer?;
+    serde_json::from_str(&text).map_err(|_| ApiError {
+        status,
+        code: None,
+        message: String::new(),
+    })
+}
+
+fn json(body: &impl Serialize) -> Body<'static> {
+    // Serialising the protocol's plain structs cannot fail.
+    Body::Json(serde_json::to_string(body).unwrap_or_default())
+}
+
+/// `{}`: what a state change without fields sends.
+fn empty() -> Body<'static> {
+    Body::Json("{}".to_owned())
+}
+
 async fn get<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
-    read(gloo::net::http::Request::get(url).send().await).await
+    decode(exchange(Method::GET, url, Body::None).await)
 }
 
-/// A JSON `POST` (the server refuses state changes in any other content type).
-async fn post<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
-    let request = gloo::net::http::Request::post(url)
-        .json(body)
-        .map_err(|_| ApiError::network())?;
-    read(request.send().await).await
+async fn post<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
+    decode(exchange(Method::POST, url, body).await)
 }
 
-/// A JSON `DELETE`.
-async fn delete<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
-    let request = gloo::net::http::Request::delete(url)
-        .json(body)
-        .map_err(|_| ApiError::network())?;
-    read(request.send().await).await
+async fn put<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
+    decode(exchange(Method::PUT, url, body).await)
+}
+
+async fn delete<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
+    decode(exchange(Method::DELETE, url, body).await)
 }
 
 /// Owner mode: a one-time owner code for the kiosk's own screen.
 pub async fn kiosk_owner_code() -> Result<protocol::http::OwnerCode, ApiError> {
-    post("/api/kiosk/owner-code", &serde_json::json!({})).await
+    post("/api/kiosk/owner-code", empty()).await
 }
 
 /// Owner mode: the signed-in account becomes an owner with a code.
@@ -83,7 +117,7 @@ pub async fn claim_owner(code: &str) -> Result<protocol::http::Owners, ApiError>
     let body = protocol::http::ClaimOwner {
         code: code.to_owned(),
     };
-    post("/api/owner/claim", &body).await
+    post("/api/owner/claim", json(&body)).await
 }
 
 /// Owner mode: who asks and every owner; `not_owner` for anyone else.
@@ -91,18 +125,9 @@ pub async fn owners() -> Result<protocol::http::Owners, ApiError> {
     get("/api/owner").await
 }
 
-/// A file as the body of a `POST` (the owner's uploads: a backup, an update).
-async fn post_file<T: DeserializeOwned>(url: &str, file: &web_sys::File) -> Result<T, ApiError> {
-    let request = gloo::net::http::Request::post(url)
-        .header("Content-Type", "application/octet-stream")
-        .body(file.clone())
-        .map_err(|_| ApiError::network())?;
-    read(request.send().await).await
-}
-
 /// Owner mode: makes account `id` an owner no longer.
 pub async fn remove_owner(id: UserId) -> Result<protocol::http::Owners, ApiError> {
-    delete(&format!("/api/owner/owners/{id}"), &serde_json::json!({})).await
+    delete(&format!("/api/owner/owners/{id}"), empty()).await
 }
 
 /// Owner mode: every account, by name, with its open connections.
@@ -114,20 +139,16 @@ pub async fn rename_user(id: UserId, username: &str) -> Result<Account, ApiError
     let body = protocol::http::Rename {
         username: username.to_owned(),
     };
-    post(&format!("/api/owner/users/{id}/rename"), &body).await
+    post(&format!("/api/owner/users/{id}/rename"), json(&body)).await
 }
 
 pub async fn remove_user(id: UserId) -> Result<protocol::http::AccountRemoved, ApiError> {
-    delete(&format!("/api/owner/users/{id}"), &serde_json::json!({})).await
+    delete(&format!("/api/owner/users/{id}"), empty()).await
 }
 
 /// A one-time code the owner reads out; the player sets a new password with it.
 pub async fn reset_password(id: UserId) -> Result<protocol::http::PasswordReset, ApiError> {
-    post(
-        &format!("/api/owner/users/{id}/reset-password"),
-        &serde_json::json!({}),
-    )
-    .await
+    post(&format!("/api/owner/users/{id}/reset-password"), empty()).await
 }
 
 /// Sets a new password with an owner's reset code and signs in.
@@ -141,7 +162,7 @@ pub async fn login_with_reset_code(
         code: code.to_owned(),
         new_password: new_password.to_owned(),
     };
-    post("/api/login/reset", &body).await
+    post("/api/login/reset", json(&body)).await
 }
 
 /// The open rooms, as the lobby lists them.
@@ -158,7 +179,7 @@ pub async fn close_room(id: &str, reason: &str) -> Result<protocol::http::Closed
             "/api/owner/rooms/{}/close",
             js_sys::encode_uri_component(id)
         ),
-        &body,
+        json(&body),
     )
     .await
 }
@@ -169,7 +190,7 @@ pub async fn seasons() -> Result<protocol::http::Seasons, ApiError> {
 
 /// Archives the current ladders and starts the next season.
 pub async fn new_season() -> Result<protocol::http::SeasonStarted, ApiError> {
-    post("/api/owner/seasons", &serde_json::json!({})).await
+    post("/api/owner/seasons", empty()).await
 }
 
 /// Where the browser downloads a backup of all data from.
@@ -179,12 +200,12 @@ pub const BACKUP_URL: &str = "/api/owner/backup";
 pub async fn restore_preview(
     file: &web_sys::File,
 ) -> Result<protocol::http::BackupPreview, ApiError> {
-    post_file("/api/owner/restore/preview", file).await
+    post("/api/owner/restore/preview", Body::File(file)).await
 }
 
 /// Replaces all data with the backup file (the data replaced is kept as a backup).
 pub async fn restore(file: &web_sys::File) -> Result<protocol::http::Restored, ApiError> {
-    post_file("/api/owner/restore", file).await
+    post("/api/owner/restore", Body::File(file)).await
 }
 
 pub async fn update_status() -> Result<protocol::http::UpdateStatus, ApiError> {
@@ -195,11 +216,11 @@ pub async fn update_status() -> Result<protocol::http::UpdateStatus, ApiError> {
 pub async fn upload_update(
     file: &web_sys::File,
 ) -> Result<protocol::http::UpdateInstalled, ApiError> {
-    post_file("/api/owner/update", file).await
+    post("/api/owner/update", Body::File(file)).await
 }
 
 pub async fn restart() -> Result<protocol::http::Restarting, ApiError> {
-    post("/api/owner/restart", &serde_json::json!({})).await
+    post("/api/owner/restart", empty()).await
 }
 
 pub async fn owner_health() -> Result<protocol::http::OwnerHealth, ApiError> {
@@ -210,12 +231,30 @@ pub async fn health() -> Result<protocol::http::Health, ApiError> {
     get("/api/health").await
 }
 
+/// Owner mode: the kiosk's settings in force.
+pub async fn owner_settings() -> Result<protocol::http::OwnerSettings, ApiError> {
+    get("/api/owner/settings").await
+}
+
+/// Owner mode: saves the settings (a JSON object of `OwnerSettings`' fields; a field the form
+/// could not read is sent as typed, for the server to refuse with that field's code).
+pub async fn save_owner_settings(
+    body: &serde_json::Value,
+) -> Result<protocol::http::OwnerSettings, ApiError> {
+    put("/api/owner/settings", json(body)).await
+}
+
+/// Owner mode: forgets the saved settings; the SD card's (the flags') are in force again.
+pub async fn reset_owner_settings() -> Result<protocol::http::OwnerSettings, ApiError> {
+    delete("/api/owner/settings", empty()).await
+}
+
 /// Deletes the signed-in account (the password is required).
 pub async fn delete_me(password: &str) -> Result<SignedOut, ApiError> {
     let body = protocol::http::DeleteAccount {
         password: password.to_owned(),
     };
-    delete("/api/me", &body).await
+    delete("/api/me", json(&body)).await
 }
 
 pub async fn config() -> Result<ServerConfig, ApiError> {
@@ -241,11 +280,11 @@ pub async fn login(username: &str, password: &str, register: bool) -> Result<Acc
         username: username.to_owned(),
         password: password.to_owned(),
     };
-    post(url, &credentials).await
+    post(url, json(&credentials)).await
 }
 
 pub async fn logout() -> Result<SignedOut, ApiError> {
-    post("/api/logout", &serde_json::json!({})).await
+    post("/api/logout", empty()).await
 }
 
 /// Changes the password (the current one is required); every other session ends.
@@ -254,7 +293,7 @@ pub async fn change_password(old_password: &str, new_password: &str) -> Result<A
         old_password: old_password.to_owned(),
         new_password: new_password.to_owned(),
     };
-    post("/api/me/password", &body).await
+    post("/api/me/password", json(&body)).await
 }
 
 pub async fn profile(name: &str) -> Result<Profile, ApiError> {

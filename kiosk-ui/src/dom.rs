@@ -42,29 +42,30 @@ pub fn push_path(path: &str) {
     }
 }
 
-/// The stored language, else the browser's when it is Arabic, else English.
-pub fn stored_lang() -> Lang {
+/// The language this browser chose before (stored by [`store_lang`]), else the browser's own
+/// when it is Arabic; `None`: the page follows the kiosk's default language.
+pub fn stored_lang() -> Option<Lang> {
     if let Ok(code) = LocalStorage::get::<String>(LANG_KEY) {
         if let Some(lang) = Lang::from_code(&code) {
-            return lang;
+            return Some(lang);
         }
     }
     let browser = window()
         .and_then(|w| w.navigator().language())
         .unwrap_or_default();
-    if browser.starts_with("ar") {
-        Lang::Ar
-    } else {
-        Lang::En
-    }
+    browser.starts_with("ar").then_some(Lang::Ar)
 }
 
-/// Remembers the language (U6) and lays the page out in its direction.
-pub fn apply_lang(lang: Lang) {
+/// Remembers the visitor's choice of language (U6) for their next visit.
+pub fn store_lang(lang: Lang) {
     if let Err(e) = LocalStorage::set(LANG_KEY, lang.code()) {
         // Private browsing may refuse storage; the switch still works for this visit.
         gloo::console::warn!("cannot store the language", e.to_string());
     }
+}
+
+/// Lays the page out in the language's direction.
+pub fn apply_lang(lang: Lang) {
     if let Some(root) = window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())

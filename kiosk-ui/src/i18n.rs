@@ -641,6 +641,26 @@ texts! {
     ErrTooManyRatedGames => "Too many rated games from this network in the last hour. Try again later.", "عدد كبير جدًا من المباريات المصنّفة من هذه الشبكة خلال الساعة الماضية. حاول لاحقًا.";
     ErrStorage => "The server could not save that; try again.", "تعذّر على الخادم الحفظ؛ حاول مجددًا.";
     ErrUnavailable => "The server is busy or restarting; try again soon.", "الخادم مشغول أو يعيد التشغيل؛ حاول بعد قليل.";
+    SettingsTitle => "Kiosk settings", "إعدادات الكشك";
+    SettingsFromCard => "These are the settings from the SD card. Saving them here overrides the card.", "هذه إعدادات بطاقة الذاكرة. حفظها هنا يتقدّم على البطاقة.";
+    SettingsStored => "Saved by an owner: these override the settings on the SD card.", "حفظها مالك: هذه تتقدّم على إعدادات بطاقة الذاكرة.";
+    SettingsIdle => "Idle time before the kiosk returns home (seconds, {0} to {1})", "مدة الخمول قبل عودة الكشك إلى الرئيسية (بالثواني، من {0} إلى {1})";
+    SettingsUrl => "Address for phones (empty: automatic)", "العنوان للهواتف (فارغ: تلقائي)";
+    SettingsUrlNote => "Automatic uses the kiosk's address on this network. Otherwise: http:// or https://, a name and an optional port.", "التلقائي يستخدم عنوان الكشك على هذه الشبكة. وإلا: ‎http://‎ أو ‎https://‎ ثم اسم ومنفذ اختياري.";
+    SettingsLanguage => "Language pages open in", "لغة فتح الصفحات";
+    SettingsWifi => "Guest Wi-Fi (empty name: none)", "شبكة Wi-Fi للضيوف (اسم فارغ: بلا شبكة)";
+    SettingsWifiName => "Network name", "اسم الشبكة";
+    SettingsWifiPassword => "Password (empty: an open network)", "كلمة المرور (فارغة: شبكة مفتوحة)";
+    SettingsSave => "Save settings", "احفظ الإعدادات";
+    SettingsSaved => "Saved. The kiosk uses these settings now.", "تم الحفظ. يستخدم الكشك هذه الإعدادات الآن.";
+    SettingsReset => "Use the SD card's settings again", "عُد إلى إعدادات بطاقة الذاكرة";
+    SettingsResetDone => "The SD card's settings are in use again.", "عادت إعدادات بطاقة الذاكرة إلى الاستخدام.";
+    SettingsNotOwner => "Only an owner of the kiosk can change its settings.", "لا يغيّر إعدادات الكشك إلا مالكه.";
+    ErrSettingsIdle => "The idle time must be a whole number of seconds from 10 to 3600.", "يجب أن تكون مدة الخمول عددًا صحيحًا من الثواني بين 10 و3600.";
+    ErrSettingsUrl => "That address cannot be used: write http:// or https://, a name and an optional port, nothing after it.", "لا يمكن استخدام هذا العنوان: اكتب ‎http://‎ أو ‎https://‎ ثم اسمًا ومنفذًا اختياريًا، ولا شيء بعده.";
+    ErrSettingsLanguage => "Choose English or Arabic.", "اختر الإنجليزية أو العربية.";
+    ErrSettingsSsid => "The network name must be 1 to 32 bytes long.", "يجب أن يكون اسم الشبكة بين 1 و32 بايت.";
+    ErrSettingsPassword => "The Wi-Fi password must be 8 to 63 plain letters, digits or symbols, or empty for an open network.", "يجب أن تكون كلمة مرور الشبكة من 8 إلى 63 حرفًا لاتينيًا أو رقمًا أو رمزًا، أو فارغة لشبكة مفتوحة.";
 }
 
 #[cfg(test)]

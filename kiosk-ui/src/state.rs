@@ -51,6 +51,11 @@ pub struct Announcement {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AppState {
     pub lang: Lang,
+    /// Whether the visitor chose `lang` (the switch, or a phone's stored or Arabic browser
+    /// language); until then pages follow the kiosk's `default_lang`.
+    pub lang_chosen: bool,
+    /// The owner's default language, from `/api/config`.
+    pub default_lang: Lang,
     pub route: Route,
     pub conn: Conn,
     /// `None` until `/api/me` answered.
@@ -107,6 +112,8 @@ impl Default for AppState {
     fn default() -> Self {
         AppState {
             lang: Lang::En,
+            lang_chosen: false,
+            default_lang: Lang::En,
             route: Route::Home,
             conn: Conn::Connecting,
             account: None,
@@ -129,11 +136,17 @@ impl Default for AppState {
 /// Everything that changes the state.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// The visitor chose a language.
     SetLang(Lang),
+    /// Back to the kiosk's default language for the next visitor (the kiosk's idle return).
+    ResetLang,
     Navigate(Route),
     Connected,
     Disconnected,
-    Server { msg: ServerMsg, now_ms: f64 },
+    Server {
+        msg: ServerMsg,
+        now_ms: f64,
+    },
     Account(Option<Account>),
     Config(crate::api::ServerConfig),
     Notice(Notice),
@@ -174,7 +187,14 @@ impl AppState {
     /// The state after `action`.
     pub fn next(mut self, action: Action) -> AppState {
         match action {
-            Action::SetLang(lang) => self.lang = lang,
+            Action::SetLang(lang) => {
+                self.lang = lang;
+                self.lang_chosen = true;
+            }
+            Action::ResetLang => {
+                self.lang = self.default_lang;
+                self.lang_chosen = false;
+            }
             Action::Navigate(route) => {
                 self.followed = None;
                 if route.room_id() != self.route.room_id() {
@@ -197,6 +217,13 @@ impl AppState {
             Action::Account(account) => self.account = Some(account),
             Action::Config(config) => {
                 self.kiosk_idle_s = config.kiosk_idle_s;
+                self.default_lang = match config.default_language {
+                    protocol::http::Language::En => Lang::En,
+                    protocol::http::Language::Ar => Lang::Ar,
+                };
+                if !self.lang_chosen {
+                    self.lang = self.default_lang;
+                }
                 self.public_url = config.public_url.filter(|u| !u.trim().is_empty());
                 self.local_url = config.local_url.filter(|u| !u.trim().is_empty());
                 self.wifi = config.wifi;
@@ -509,6 +536,12 @@ pub fn idle_return_due(
         && *route != Route::Kiosk
         && !room_model::in_progress(room)
         && idle_ms >= kiosk_idle_s as f64 * 1000.0
+}
+
+/// On the kiosk, whether the idle time has passed with a visitor's language still showing: the
+/// next visitor gets the owner's default language again.
+pub fn lang_reset_due(route: &Route, lang_chosen: bool, idle_ms: f64, kiosk_idle_s: u64) -> bool {
+    lang_chosen && *route == Route::Kiosk && idle_ms >= kiosk_idle_s as f64 * 1000.0
 }
 
 /// 14.5: how long "Still playing?" waits for an answer: a quarter of the idle time, 5 to 30 s.
@@ -915,6 +948,43 @@ mod tests {
         assert!(!idle_return_due(&Route::Kiosk, None, 500_000.0, 120));
         assert!(!idle_return_due(&Route::Rules, None, 500_000.0, 120));
         assert!(idle_return_due(&kiosk_room, None, 500_000.0, 120));
+    }
+
+    fn config(default_language: protocol::http::Language, idle: u64) -> Action {
+        Action::Config(crate::api::ServerConfig {
+            kiosk_idle_s: idle,
+            public_url: Some("http://192.168.1.20".into()),
+            local_url: None,
+            wifi: None,
+            default_language,
+            version: "0.1.0".into(),
+            protocol_version: protocol::PROTOCOL_VERSION,
+        })
+    }
+
+    #[test]
+    fn pages_follow_the_default_language_until_the_visitor_chooses() {
+        use protocol::http::Language;
+        let state = AppState::default().next(config(Language::Ar, 60));
+        assert_eq!((state.lang, state.kiosk_idle_s), (Lang::Ar, 60));
+        // A new default (the owner saved one) follows at the next poll.
+        let state = state.next(config(Language::En, 30));
+        assert_eq!((state.lang, state.kiosk_idle_s), (Lang::En, 30));
+        let chosen = state
+            .next(Action::SetLang(Lang::Ar))
+            .next(config(Language::En, 30));
+        assert_eq!(chosen.lang, Lang::Ar, "the visitor's choice stays");
+        // The kiosk's idle return hands the next visitor the default again.
+        let reset = chosen.next(Action::ResetLang);
+        assert_eq!((reset.lang, reset.lang_chosen), (Lang::En, false));
+    }
+
+    #[test]
+    fn the_kiosk_home_resets_a_chosen_language_after_the_idle_time() {
+        assert!(lang_reset_due(&Route::Kiosk, true, 60_000.0, 60));
+        assert!(!lang_reset_due(&Route::Kiosk, true, 59_000.0, 60));
+        assert!(!lang_reset_due(&Route::Kiosk, false, 60_000.0, 60));
+        assert!(!lang_reset_due(&Route::Home, true, 60_000.0, 60));
     }
 }
 

@@ -325,6 +325,7 @@ async fn owner_layout(
                 problems.push(format!("{name} {w}×{h} {l}: {p}"));
             }
             let size = if w == KIOSK.0 { "kiosk" } else { "phone" };
+            js(c, "window.scrollTo(0, 0); return 0;").await?;
             save_screenshot(c, &format!("{name}-{size}-{l}")).await;
         }
     }

@@ -35,6 +35,9 @@
 //! | `GET /api/owner/update` | | 200 [`UpdateStatus`] | `not_owner` |
 //! | `POST /api/owner/restart` | `{}` | 202 [`Restarting`] | `not_owner` |
 //! | `GET /api/owner/health` | | 200 [`OwnerHealth`] | `not_owner` |
+//! | `GET /api/owner/settings` | | 200 [`OwnerSettings`] | `not_owner` |
+//! | `PUT /api/owner/settings` | [`OwnerSettings`] | 200 [`OwnerSettings`], stored and applied at once | `not_owner`, `invalid_kiosk_idle`, `invalid_public_url`, `invalid_default_language`, `invalid_wifi_ssid`, `invalid_wifi_password`, `storage_unavailable` |
+//! | `DELETE /api/owner/settings` | `{}` | 200 [`OwnerSettings`]: the stored ones forgotten, the flags' in force again | `not_owner`, `storage_unavailable` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
@@ -132,6 +135,19 @@ pub enum ApiErrorCode {
     UpdateRefused,
     /// The last owner cannot be removed (nor delete their account): add another owner first.
     LastOwner,
+    // Settings (`PUT /api/owner/settings`): each names the field it refuses.
+    /// `kiosk_idle_s` is missing or not a whole number of seconds in [`KIOSK_IDLE_RANGE_S`].
+    InvalidKioskIdle,
+    /// `public_url` is not `null` nor an `http://` or `https://` address of a host with an
+    /// optional port (no path, query, fragment or user name).
+    InvalidPublicUrl,
+    /// `default_language` is not `"en"` or `"ar"`.
+    InvalidDefaultLanguage,
+    /// `wifi.ssid` is not 1 to 32 bytes, or `wifi` is not `null` nor an object.
+    InvalidWifiSsid,
+    /// `wifi.password` is not 8 to 63 printable ASCII characters, or does not match
+    /// `wifi.security` (`WPA` needs one, `nopass` has none).
+    InvalidWifiPassword,
     // Server.
     /// The data card cannot be written now (full, failing or read-only); nothing changed.
     StorageUnavailable,
@@ -153,7 +169,12 @@ impl ApiErrorCode {
             | ApiErrorCode::BadGame
             | ApiErrorCode::WebsocketVersion
             | ApiErrorCode::BadBackup
-            | ApiErrorCode::UpdateRefused => 400,
+            | ApiErrorCode::UpdateRefused
+            | ApiErrorCode::InvalidKioskIdle
+            | ApiErrorCode::InvalidPublicUrl
+            | ApiErrorCode::InvalidDefaultLanguage
+            | ApiErrorCode::InvalidWifiSsid
+            | ApiErrorCode::InvalidWifiPassword => 400,
             ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
             ApiErrorCode::BadOrigin
             | ApiErrorCode::WrongPassword
@@ -213,6 +234,11 @@ impl ApiErrorCode {
             ApiErrorCode::BackupTooNew => "backup_too_new",
             ApiErrorCode::UpdateRefused => "update_refused",
             ApiErrorCode::LastOwner => "last_owner",
+            ApiErrorCode::InvalidKioskIdle => "invalid_kiosk_idle",
+            ApiErrorCode::InvalidPublicUrl => "invalid_public_url",
+            ApiErrorCode::InvalidDefaultLanguage => "invalid_default_language",
+            ApiErrorCode::InvalidWifiSsid => "invalid_wifi_ssid",
+            ApiErrorCode::InvalidWifiPassword => "invalid_wifi_password",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
             ApiErrorCode::Other => "other",
@@ -220,7 +246,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 33] = [
+    pub const ALL: [ApiErrorCode; 38] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -252,6 +278,11 @@ impl ApiErrorCode {
         ApiErrorCode::BackupTooNew,
         ApiErrorCode::UpdateRefused,
         ApiErrorCode::LastOwner,
+        ApiErrorCode::InvalidKioskIdle,
+        ApiErrorCode::InvalidPublicUrl,
+        ApiErrorCode::InvalidDefaultLanguage,
+        ApiErrorCode::InvalidWifiSsid,
+        ApiErrorCode::InvalidWifiPassword,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
     ];
@@ -386,9 +417,67 @@ pub struct ServerConfig {
     /// The Wi-Fi network phones should join, when configured.
     #[serde(default)]
     pub wifi: Option<Wifi>,
+    /// The language pages open in until the visitor chooses one (the owner's setting).
+    #[serde(default)]
+    pub default_language: Language,
     pub version: String,
     /// [`crate::PROTOCOL_VERSION`].
     pub protocol_version: u32,
+}
+
+/// A language of the interface (U6), as the API writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    #[default]
+    En,
+    Ar,
+}
+
+impl Language {
+    /// `"en"` or `"ar"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::En => "en",
+            Language::Ar => "ar",
+        }
+    }
+}
+
+impl core::str::FromStr for Language {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "en" => Ok(Language::En),
+            "ar" => Ok(Language::Ar),
+            _ => Err(()),
+        }
+    }
+}
+
+/// The idle times an owner may set, in seconds (U7; the default is 120).
+pub const KIOSK_IDLE_RANGE_S: core::ops::RangeInclusive<u64> = 10..=3600;
+
+/// `GET` and `PUT /api/owner/settings`: the settings an owner would otherwise edit on the SD
+/// card. Once an owner saved them they override the command-line flags (and the image's
+/// `xo-kiosk.txt`, which sets those flags) until `DELETE /api/owner/settings` forgets them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnerSettings {
+    /// Seconds without a game after which the kiosk returns home (U7), in
+    /// [`KIOSK_IDLE_RANGE_S`].
+    pub kiosk_idle_s: u64,
+    /// The address phones should open (`http://` or `https://`, a host, an optional port);
+    /// `null`: automatic (the LAN IP address).
+    pub public_url: Option<String>,
+    /// The language pages open in until the visitor chooses one.
+    pub default_language: Language,
+    /// The guests' Wi-Fi network, shown as a second QR code; `null`: none.
+    pub wifi: Option<Wifi>,
+    /// In answers: whether these are an owner's stored settings (`false`: the flags'). Ignored
+    /// in a `PUT`.
+    #[serde(default)]
+    pub stored: bool,
 }
 
 /// One ladder of a player (E5).
@@ -679,6 +768,10 @@ pub struct BackupPreview {
     pub users: u64,
     pub games: u64,
     pub owners: u64,
+    /// Whether the file holds the kiosk's settings; one made before they existed does not,
+    /// and restoring it keeps the settings in force.
+    #[serde(default)]
+    pub settings: bool,
 }
 
 /// `POST /api/owner/restore`: what was restored, and where the replaced data was kept.

@@ -1,5 +1,6 @@
 //! The rules for what people type, written once for the server and the UI: usernames and
-//! passwords (A1) and the two names of a local game (M2.1).
+//! passwords (A1), the two names of a local game (M2.1), and the kiosk's settings an owner
+//! edits (the public address, the guests' Wi-Fi network).
 //!
 //! ```
 //! use protocol::rules::{self, NameError};
@@ -146,6 +147,154 @@ pub fn check_local_names(names: &[String; 2]) -> Result<[String; 2], NameError> 
     }
 }
 
+/// The longest public address accepted, in bytes.
+pub const PUBLIC_URL_MAX_BYTES: usize = 200;
+
+/// Checks a public address (U7: what the kiosk's QR code encodes) and returns it in its usual
+/// form: `http://` or `https://` (any case), a host — a DNS name of ASCII letters, digits and
+/// `-` (an international name in its `xn--` form), an IPv4 address, or an IPv6 address in
+/// brackets — and an optional port 1–65535, then at most a `/`. No path, query, fragment or
+/// user name: the app is served from the root. The scheme and host come back in lower case,
+/// without the trailing `/`.
+///
+/// ```
+/// use protocol::rules::check_public_url;
+///
+/// assert_eq!(check_public_url("HTTP://Kiosk.Example:8080/").as_deref(), Ok("http://kiosk.example:8080"));
+/// assert!(check_public_url("ftp://kiosk.example").is_err());
+/// ```
+pub fn check_public_url(url: &str) -> Result<String, String> {
+    let url = url.trim();
+    if url.len() > PUBLIC_URL_MAX_BYTES {
+        return Err(format!(
+            "the address is longer than {PUBLIC_URL_MAX_BYTES} bytes"
+        ));
+    }
+    let lower = url.to_ascii_lowercase();
+    let (scheme, rest) = if let Some(rest) = lower.strip_prefix("http://") {
+        ("http", rest)
+    } else if let Some(rest) = lower.strip_prefix("https://") {
+        ("https", rest)
+    } else {
+        return Err("the address must start with http:// or https://".into());
+    };
+    let authority = rest.strip_suffix('/').unwrap_or(rest);
+    if let Some(c) = authority
+        .chars()
+        .find(|c| matches!(c, '/' | '?' | '#' | '@'))
+    {
+        return Err(format!(
+            "the address may hold only a host and a port, not {c:?} (a path, query, fragment or user name)"
+        ));
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (inside, after) = v6
+            .split_once(']')
+            .ok_or("an IPv6 address needs its closing ]")?;
+        inside
+            .parse::<std::net::Ipv6Addr>()
+            .map_err(|_| format!("[{inside}] is not an IPv6 address"))?;
+        let port = match after {
+            "" => None,
+            _ => Some(
+                after
+                    .strip_prefix(':')
+                    .ok_or("after ] comes :PORT or nothing")?,
+            ),
+        };
+        (&authority[..inside.len() + 2], port)
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    if let Some(port) = port {
+        let valid = !port.is_empty()
+            && port.len() <= 5
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && port.parse::<u32>().is_ok_and(|p| (1..=65_535).contains(&p));
+        if !valid {
+            return Err(format!("{port:?} is not a port (1 to 65535)"));
+        }
+    }
+    if !host.starts_with('[') {
+        check_host(host)?;
+    }
+    Ok(format!("{scheme}://{authority}"))
+}
+
+/// A DNS name or an IPv4 address (already lower case).
+fn check_host(host: &str) -> Result<(), String> {
+    if host.is_empty() {
+        return Err("the address has no host".into());
+    }
+    if host.parse::<std::net::Ipv4Addr>().is_ok() {
+        return Ok(());
+    }
+    if host.len() > 253 {
+        return Err("the host name is longer than 253 bytes".into());
+    }
+    for label in host.split('.') {
+        let valid = (1..=63).contains(&label.len())
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !label.starts_with('-')
+            && !label.ends_with('-');
+        if !valid {
+            return Err(format!(
+                "{host:?} is not a host name (labels of 1 to 63 ASCII letters, digits and -; an international name in its xn-- form)"
+            ));
+        }
+    }
+    if host
+        .rsplit('.')
+        .next()
+        .is_some_and(|last| last.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(format!(
+            "{host:?} is neither an IPv4 address nor a host name"
+        ));
+    }
+    Ok(())
+}
+
+/// The longest Wi-Fi network name (SSID), in bytes (802.11).
+pub const WIFI_SSID_MAX_BYTES: usize = 32;
+/// A WPA passphrase has 8 to 63 printable ASCII characters (802.11i).
+pub const WIFI_PASSWORD_BYTES: core::ops::RangeInclusive<usize> = 8..=63;
+
+/// A Wi-Fi network name: 1 to [`WIFI_SSID_MAX_BYTES`] bytes, no control characters.
+pub fn check_wifi_ssid(ssid: &str) -> Result<(), String> {
+    if ssid.is_empty() || ssid.len() > WIFI_SSID_MAX_BYTES {
+        return Err(format!(
+            "the guest Wi-Fi name must be 1 to {WIFI_SSID_MAX_BYTES} bytes long, not {}",
+            ssid.len()
+        ));
+    }
+    if ssid.chars().any(char::is_control) {
+        return Err("the guest Wi-Fi name cannot contain control characters".into());
+    }
+    Ok(())
+}
+
+/// A WPA passphrase: [`WIFI_PASSWORD_BYTES`] printable ASCII characters.
+pub fn check_wifi_password(password: &str) -> Result<(), String> {
+    if !WIFI_PASSWORD_BYTES.contains(&password.len()) {
+        return Err(format!(
+            "the guest Wi-Fi password must be {} to {} bytes long, not {}",
+            WIFI_PASSWORD_BYTES.start(),
+            WIFI_PASSWORD_BYTES.end(),
+            password.len()
+        ));
+    }
+    if !password.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return Err("the guest Wi-Fi password may use only printable ASCII characters".into());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +351,64 @@ mod tests {
             check_local_names(&names("a\u{7}", "b")),
             Err(NameError::Control(0))
         );
+    }
+
+    #[test]
+    fn public_urls_are_http_or_https_a_host_and_an_optional_port() {
+        let ok = |u: &str| check_public_url(u).unwrap_or_else(|e| panic!("{u}: {e}"));
+        assert_eq!(ok("http://xo.local"), "http://xo.local");
+        assert_eq!(
+            ok(" HTTPS://Kiosk.Example.com/ "),
+            "https://kiosk.example.com"
+        );
+        assert_eq!(ok("http://192.168.1.20:8080"), "http://192.168.1.20:8080");
+        assert_eq!(ok("http://[fe80::1]:8080/"), "http://[fe80::1]:8080");
+        assert_eq!(ok("http://[2001:db8::20]"), "http://[2001:db8::20]");
+        assert_eq!(
+            ok("http://xn--caf-dma.example"),
+            "http://xn--caf-dma.example"
+        );
+        for bad in [
+            "",
+            "xo.local",
+            "ftp://xo.local",
+            "http://",
+            "http://:8080",
+            "http://xo.local:0",
+            "http://xo.local:65536",
+            "http://xo.local:80a",
+            "http://xo.local:",
+            "http://xo.local/kiosk",
+            "http://xo.local?x=1",
+            "http://xo.local#top",
+            "http://me@xo.local",
+            "http://-xo.local",
+            "http://xo..local",
+            "http://café.example",
+            "http://xo local",
+            "http://1.2.3",
+            "http://[::1",
+            "http://[nope]",
+            "http://[::1]8080",
+            "javascript:alert(1)",
+        ] {
+            assert!(check_public_url(bad).is_err(), "{bad:?} was accepted");
+        }
+        let long = format!("http://{}.example", "a".repeat(PUBLIC_URL_MAX_BYTES));
+        assert!(check_public_url(&long).is_err());
+    }
+
+    #[test]
+    fn wifi_names_and_passwords_follow_802_11() {
+        assert!(check_wifi_ssid("Café Guest").is_ok());
+        assert!(check_wifi_ssid(&"x".repeat(32)).is_ok());
+        assert!(check_wifi_ssid("").is_err());
+        assert!(check_wifi_ssid(&"x".repeat(33)).is_err());
+        assert!(check_wifi_ssid("a\nb").is_err());
+        assert!(check_wifi_password("correct horse").is_ok());
+        assert!(check_wifi_password(&"a".repeat(63)).is_ok());
+        assert!(check_wifi_password("short").is_err());
+        assert!(check_wifi_password(&"a".repeat(64)).is_err());
+        assert!(check_wifi_password("pässwort123").is_err());
     }
 }

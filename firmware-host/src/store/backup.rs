@@ -8,9 +8,11 @@
 //! ```
 //!
 //! The database part is a copy of the tables of accounts, names, games, their indexes,
-//! owners, archived seasons and the counters (`copy_all`), made inside one read transaction, so it is
-//! consistent; sessions and open rooms are not in it (a restore signs everyone out and closes
-//! every room). Verifying a file checks the header, the length and the SHA-256, then opens the
+//! owners, archived seasons, the owner's settings and the counters (`copy_all`), made inside
+//! one read transaction, so it is consistent; sessions, open rooms and password reset codes
+//! are not in it (a restore signs everyone out, closes every room and forgets every code). A
+//! backup made before the settings table existed holds no settings: restoring it keeps the
+//! kiosk's current ones. Verifying a file checks the header, the length and the SHA-256, then opens the
 //! database part as a file of its own and runs the same migration as an old database file
 //! (`migrate`), so a backup of any earlier schema restores; a newer one is refused. A restore
 //! then replaces every backed-up table in one durable write transaction of the live database:
@@ -27,7 +29,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::owners::OWNERS;
+use super::reset_codes::RESET_CODES;
 use super::seasons::SEASONS;
+use super::settings::SETTINGS;
 use super::writer::{Op, Outcome};
 use super::{
     GAMES, META, OPEN_ROOMS, SCHEMA_VERSION, SESSIONS, Store, USER_GAMES, USER_UNRATED, USERNAMES,
@@ -66,6 +70,8 @@ pub struct BackupContents {
     pub users: u64,
     pub games: u64,
     pub owners: u64,
+    /// The file holds the kiosk's settings (one made before they existed does not).
+    pub settings: bool,
 }
 
 /// Why a backup file was refused; nothing changed.
@@ -130,8 +136,15 @@ fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
     Ok(rows)
 }
 
-/// Every backed-up table, copied from `src` to `dst`.
-fn copy_all(src: &ReadTransaction, dst: &WriteTransaction) -> Result<(), StoreError> {
+/// Every backed-up table, copied from `src` to `dst`; the settings only `with_settings`.
+fn copy_all(
+    src: &ReadTransaction,
+    dst: &WriteTransaction,
+    with_settings: bool,
+) -> Result<(), StoreError> {
+    if with_settings {
+        copy(src, dst, SETTINGS)?;
+    }
     copy(src, dst, USERS)?;
     copy(src, dst, USERNAMES)?;
     copy(src, dst, GAMES)?;
@@ -186,7 +199,7 @@ impl Store {
         self.inner.core.read(|src| {
             let db = Database::create(path).map_err(store_err)?;
             let dst = db.begin_write().map_err(store_err)?;
-            copy_all(src, &dst)?;
+            copy_all(src, &dst, true)?;
             dst.commit().map_err(store_err)
         })
     }
@@ -247,9 +260,16 @@ impl Store {
 
     /// Replaces every backed-up table with the verified backup at `source` (from
     /// [`Store::verify_backup_blocking`]) in one durable transaction, and forgets every
-    /// session and open room.
-    pub async fn restore(&self, source: PathBuf) -> Result<(), StoreError> {
-        match self.write(Op::Restore { source }).await? {
+    /// session, open room and reset code. The settings are replaced only `with_settings`
+    /// ([`BackupContents::settings`]).
+    pub async fn restore(&self, source: PathBuf, with_settings: bool) -> Result<(), StoreError> {
+        match self
+            .write(Op::Restore {
+                source,
+                with_settings,
+            })
+            .await?
+        {
             Outcome::Done => Ok(()),
             Outcome::Refused(e) => Err(e),
             other => Err(super::unexpected(&other)),
@@ -280,6 +300,8 @@ fn open_and_count(
         .map_err(|e| BackupError::Store(StoreError::Internal(format!("writing a restore: {e}"))))?;
     let db = Database::open(path)
         .map_err(|e| BackupError::Invalid(format!("the data is not a database: {e}")))?;
+    // Before the migration, which creates every missing table.
+    let settings = super::settings::has_table(&db.begin_read().map_err(store_err)?)?;
     migrate(&db).map_err(|e| match e {
         StoreError::NewerSchema { found, supported } => BackupError::TooNew { found, supported },
         StoreError::Corrupted(why) => BackupError::Invalid(why),
@@ -290,6 +312,7 @@ fn open_and_count(
         users: count(&txn, USERS)?,
         games: count(&txn, GAMES)?,
         owners: count(&txn, OWNERS)?,
+        settings,
         header,
     };
     // Every record must decode, or the restore would replace good data with bad.
@@ -309,7 +332,11 @@ fn open_and_count(
 }
 
 /// The writer's half of [`Store::restore`].
-pub(super) fn apply_restore(txn: &WriteTransaction, source: &Path) -> Result<Outcome, StoreError> {
+pub(super) fn apply_restore(
+    txn: &WriteTransaction,
+    source: &Path,
+    with_settings: bool,
+) -> Result<Outcome, StoreError> {
     let db = match Database::open(source) {
         Ok(db) => db,
         Err(e) => {
@@ -319,8 +346,11 @@ pub(super) fn apply_restore(txn: &WriteTransaction, source: &Path) -> Result<Out
         }
     };
     let src = db.begin_read().map_err(store_err)?;
-    copy_all(&src, txn)?;
-    // Sessions and open rooms name accounts by id; after a restore the ids are the backup's.
+    copy_all(&src, txn, with_settings)?;
+    // Sessions, open rooms and reset codes name accounts by id; after a restore the ids are
+    // the backup's.
+    txn.delete_table(RESET_CODES).map_err(store_err)?;
+    txn.open_table(RESET_CODES).map_err(store_err)?;
     txn.delete_table(SESSIONS).map_err(store_err)?;
     txn.open_table(SESSIONS).map_err(store_err)?;
     txn.delete_table(OPEN_ROOMS).map_err(store_err)?;

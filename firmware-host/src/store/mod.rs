@@ -19,6 +19,8 @@
 //! it is full.
 //!
 //! - `records`: the stored record types and their encoding.
+//! - `owners`, `seasons`, `settings`, `reset_codes`, `backup`: owner mode's tables and
+//!   writes (tables added beside schema 2's, which older releases ignore).
 //! - `writer`: the writer thread, the durability deadline, healing.
 //! - [`health`]: what `/api/health` and the status display say about the card.
 //!
@@ -29,7 +31,9 @@ mod backup;
 pub mod health;
 mod owners;
 mod records;
+mod reset_codes;
 mod seasons;
+mod settings;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -54,7 +58,9 @@ pub use backup::{
 pub use health::{StorageHealth, StorageState};
 pub use owners::{DELETED_NAME, OwnerError, OwnerRecord};
 pub use records::{LadderStats, StoredGame, UserRecord};
+pub use reset_codes::{ResetCodeRecord, ResetGuess};
 pub use seasons::{SeasonRecord, SeasonRow};
+pub use settings::{SettingsRecord, StoredLanguage, StoredWifi};
 pub use writer::{DURABLE_WITHIN, HEAL_EVERY, LOSS_BOUND};
 
 use records::{VersionedSession, decode, decode_game, decode_user, u64_from_meta};
@@ -315,9 +321,12 @@ impl Store {
         let path = data_dir.join(DB_FILE);
         let db = opener().map_err(store_err)?;
         migrate(&db)?;
-        let purged = purge_expired_sessions(&db, crate::clock::now_ms())?;
+        let (purged, codes) = purge_expired(&db, crate::clock::now_ms())?;
         if purged > 0 {
             tracing::info!(purged, "expired sessions removed");
+        }
+        if codes > 0 {
+            tracing::info!(codes, "expired password reset codes removed");
         }
         let core = Arc::new(Core {
             db: RwLock::new(Some(Arc::new(db))),
@@ -839,6 +848,9 @@ fn migrate(db: &Database) -> Result<(), StoreError> {
         txn.open_table(OPEN_ROOMS).map_err(store_err)?;
         txn.open_table(owners::OWNERS).map_err(store_err)?;
         txn.open_table(seasons::SEASONS).map_err(store_err)?;
+        txn.open_table(settings::SETTINGS).map_err(store_err)?;
+        txn.open_table(reset_codes::RESET_CODES)
+            .map_err(store_err)?;
         let meta = txn.open_table(META).map_err(store_err)?;
         let found = meta
             .get(META_SCHEMA)
@@ -891,8 +903,9 @@ fn migrate_1_to_2(txn: &WriteTransaction) -> Result<u64, StoreError> {
 }
 
 /// Removes sessions that expired before `now_ms` (A2: 30 days), so the table does not grow
-/// forever. Runs at open, before the writer starts. An unreadable record is kept, and logged.
-fn purge_expired_sessions(db: &Database, now_ms: u64) -> Result<u64, StoreError> {
+/// forever, and expired password reset codes. Runs at open, before the writer starts. An
+/// unreadable session is kept, and logged. Returns how many sessions and codes went.
+fn purge_expired(db: &Database, now_ms: u64) -> Result<(u64, u64), StoreError> {
     let txn = db.begin_write().map_err(store_err)?;
     let mut purged = 0;
     {
@@ -913,6 +926,7 @@ fn purge_expired_sessions(db: &Database, now_ms: u64) -> Result<u64, StoreError>
             )
             .map_err(store_err)?;
     }
+    let codes = reset_codes::purge_expired(&txn, now_ms)?;
     txn.commit().map_err(store_err)?;
-    Ok(purged)
+    Ok((purged, codes))
 }

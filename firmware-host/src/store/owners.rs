@@ -91,9 +91,9 @@ impl Store {
     }
 
     /// Deletes an account in one durable transaction (issue 11.5, SPEC O2): its record, name,
-    /// sessions and owner entry; its games stay when another registered player was seated
-    /// (their ratings stay explainable), with the seat's name replaced by [`DELETED_NAME`],
-    /// and are forgotten otherwise. Refused for the last owner. Returns the name it had.
+    /// sessions, owner entry and password reset code; its games stay when another registered
+    /// player was seated (their ratings stay explainable), with the seat's name replaced by
+    /// [`DELETED_NAME`], and are forgotten otherwise. Refused for the last owner. Returns the name it had.
     pub async fn delete_account(&self, user: UserId) -> Result<String, OwnerError> {
         match owner_outcome(self.write(Op::DeleteAccount { user }).await?)? {
             Outcome::OldName(name) => Ok(name),
@@ -249,6 +249,10 @@ fn delete_account(txn: &WriteTransaction, user: UserId) -> Result<Outcome, Store
         .remove(record.name.to_lowercase().as_str())
         .map_err(store_err)?;
     txn.open_table(OWNERS)
+        .map_err(store_err)?
+        .remove(user)
+        .map_err(store_err)?;
+    txn.open_table(super::reset_codes::RESET_CODES)
         .map_err(store_err)?
         .remove(user)
         .map_err(store_err)?;

@@ -91,11 +91,31 @@ pub(super) enum Op {
     /// Every backed-up table replaced by a verified backup's (`backup::apply_restore`).
     Restore {
         source: std::path::PathBuf,
+        with_settings: bool,
     },
     /// An owner renames an account (`owners::rename`); `name` is already valid (A1).
     Rename {
         user: UserId,
         name: String,
+    },
+    /// An owner's settings saved whole, or forgotten (`settings`).
+    SetSettings(Option<Box<super::settings::SettingsRecord>>),
+    /// A password reset code stored for `user` (`reset_codes`).
+    IssueResetCode {
+        user: UserId,
+        record: super::reset_codes::ResetCodeRecord,
+        now_ms: u64,
+    },
+    /// A guess at `user`'s reset code: taken when right, counted when wrong.
+    GuessResetCode {
+        user: UserId,
+        hash: [u8; 32],
+        now_ms: u64,
+    },
+    /// A redeemed code returned after its reset failed.
+    GiveBackResetCode {
+        user: UserId,
+        record: super::reset_codes::ResetCodeRecord,
     },
 }
 
@@ -125,6 +145,8 @@ pub(super) enum Outcome {
     OldName(String),
     /// A season was archived: its number.
     Season(u64),
+    /// What a guess at a reset code found.
+    ResetGuess(super::reset_codes::ResetGuess),
 }
 
 pub(super) type Reply = oneshot::Sender<Result<Outcome, StoreError>>;
@@ -468,6 +490,9 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
     if let Some(outcome) = super::owners::apply(txn, op) {
         return outcome;
     }
+    if let Some(outcome) = super::reset_codes::apply(txn, op) {
+        return outcome;
+    }
     match op {
         Op::Register {
             name,
@@ -578,12 +603,19 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             rooms.remove(id.as_str()).map_err(store_err)?;
             Ok(Outcome::Done)
         }
-        Op::Restore { source } => super::backup::apply_restore(txn, source),
+        Op::Restore {
+            source,
+            with_settings,
+        } => super::backup::apply_restore(txn, source, *with_settings),
         Op::NewSeason { now_ms } => super::seasons::apply_new_season(txn, *now_ms),
+        Op::SetSettings(settings) => super::settings::apply_set(txn, settings.as_deref()),
         Op::AddOwner { .. }
         | Op::RemoveOwner { .. }
         | Op::DeleteAccount { .. }
-        | Op::Rename { .. } => Err(StoreError::Internal(
+        | Op::Rename { .. }
+        | Op::IssueResetCode { .. }
+        | Op::GuessResetCode { .. }
+        | Op::GiveBackResetCode { .. } => Err(StoreError::Internal(
             "an owner-mode write reached the general writer".into(),
         )),
     }

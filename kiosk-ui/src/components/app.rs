@@ -13,7 +13,7 @@ use crate::api;
 use crate::dom;
 use crate::i18n::{Lang, T};
 use crate::route::{OwnerSection, Route};
-use crate::state::{Action, AppState, Conn, idle_return_due, still_playing_left};
+use crate::state::{Action, AppState, Conn, idle_return_due, lang_reset_due, still_playing_left};
 use crate::ws::Socket;
 
 use super::context::Ctx;
@@ -30,7 +30,7 @@ use super::rules::Rules;
 use super::sign_in::SignIn;
 
 /// The owner's page for `section` (issue 16.2).
-fn owner_page(section: OwnerSection, ctx: &Ctx) -> Html {
+fn owner_page(section: OwnerSection) -> Html {
     use super::{owner, owner_backup, owner_players, owner_rooms, owner_seasons, owner_update};
     match section {
         OwnerSection::Hub => html! { <owner::OwnerPage /> },
@@ -40,14 +40,7 @@ fn owner_page(section: OwnerSection, ctx: &Ctx) -> Html {
         OwnerSection::Backup => html! { <owner_backup::OwnerBackupPage /> },
         OwnerSection::Update => html! { <owner_update::OwnerUpdatePage /> },
         OwnerSection::Health => html! { <owner_update::OwnerHealthPage /> },
-        // The settings page is the settings helper's (`owner_settings::OwnerSettings`, board
-        // contract); its arm is wired when that branch is merged.
-        OwnerSection::Settings => html! {
-            <>
-                <Navbar />
-                <main id="main" class="page"><p>{ ctx.t(T::NotFound) }</p></main>
-            </>
-        },
+        OwnerSection::Settings => html! { <super::owner_settings::OwnerSettings /> },
     }
 }
 
@@ -58,14 +51,22 @@ struct IdleView {
     room: Option<RoomView>,
     idle_s: u64,
     lang: Lang,
+    lang_chosen: bool,
 }
 
 #[component]
 pub fn App() -> Html {
-    let state = use_reducer(|| AppState {
-        lang: dom::stored_lang(),
-        route: Route::parse(&dom::current_path()),
-        ..AppState::default()
+    let state = use_reducer(|| {
+        let route = Route::parse(&dom::current_path());
+        // The kiosk serves one visitor after another: it opens in the owner's default
+        // language (from `/api/config`), whatever an earlier visitor chose.
+        let stored = (!route.is_kiosk()).then(dom::stored_lang).flatten();
+        AppState {
+            lang: stored.unwrap_or_default(),
+            lang_chosen: stored.is_some(),
+            route,
+            ..AppState::default()
+        }
     });
     let socket: Rc<RefCell<Option<Socket>>> = use_mut_ref(|| None);
 
@@ -144,8 +145,16 @@ pub fn App() -> Html {
         })
     };
 
-    // The language: stored, and the page's direction (U6).
-    use_effect_with(state.lang, |lang| dom::apply_lang(*lang));
+    // The language: the page's direction, and the visitor's choice remembered on phones (U6).
+    {
+        let kiosk = state.route.is_kiosk();
+        use_effect_with((state.lang, state.lang_chosen), move |(lang, chosen)| {
+            dom::apply_lang(*lang);
+            if *chosen && !kiosk {
+                dom::store_lang(*lang);
+            }
+        });
+    }
 
     // The address bar and the title follow the route.
     {
@@ -214,6 +223,7 @@ pub fn App() -> Html {
             room: state.room.as_ref().map(|r| r.view.clone()),
             idle_s: state.kiosk_idle_s,
             lang: state.lang,
+            lang_chosen: state.lang_chosen,
         };
         let state = state.clone();
         let send = (*send).clone();
@@ -245,6 +255,9 @@ pub fn App() -> Html {
                     *last_activity.borrow_mut() = dom::now_ms();
                     idle_left.set(None);
                     state.dispatch(Action::Navigate(Route::Kiosk));
+                    state.dispatch(Action::ResetLang);
+                } else if lang_reset_due(&view.route, view.lang_chosen, idle, view.idle_s) {
+                    state.dispatch(Action::ResetLang);
                 } else {
                     let was_asking = std::mem::replace(&mut *asking.borrow_mut(), left.is_some());
                     if left.is_some() && !was_asking {
@@ -277,7 +290,7 @@ pub fn App() -> Html {
         Route::ArchivedLeaderboard { game, season } => {
             html! { <LeaderboardPage game={*game} season={Some(*season)} /> }
         }
-        Route::Owner(section) => owner_page(*section, &ctx),
+        Route::Owner(section) => owner_page(*section),
         Route::NotFound(_) => html! {
             <>
                 <Navbar />

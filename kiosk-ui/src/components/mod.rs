@@ -25,6 +25,7 @@ pub mod owner_code;
 pub mod owner_players;
 pub mod owner_rooms;
 pub mod owner_seasons;
+pub mod owner_settings;
 pub mod owner_update;
 pub mod player_card;
 pub mod profile;

@@ -1,0 +1,137 @@
+//! The owner's settings page in the browser (issue 16.2), against the real server: an owner on
+//! a phone sees the kiosk's settings with their current values, a bad idle time is refused in
+//! words, then the owner saves a new default language and idle time; `/api/config` serves them
+//! and a fresh kiosk page opens in that language, and goes back to it after the new idle time
+//! when a visitor switched. The page is checked at every size in English and Arabic. Run by
+//! `scripts/test-browser`.
+
+use fantoccini::Client;
+use xo_tests::{
+    Driver, Outcome, Server, check_layout_matrix, click, eventually, js, open_live, register,
+    report, run_session, set_lang, text_of, type_into, wait_js, wait_text,
+};
+
+const KIOSK: (u32, u32) = (800, 480);
+const PHONE: (u32, u32) = (360, 640);
+
+/// A JSON answer of `path`, fetched by the page (with its cookies).
+async fn fetch_json(client: &Client, path: &str) -> Result<serde_json::Value, String> {
+    js(
+        client,
+        &format!("return fetch('{path}').then(r => r.json());"),
+    )
+    .await
+}
+
+/// Registers `name` on the phone and makes it an owner with a code the kiosk's own endpoint
+/// gives (the browser runs on the kiosk's machine), entered on `/owner`.
+async fn become_owner(phone: &Client, base: &str, name: &str) -> Outcome {
+    register(phone, base, name).await?;
+    let code = js(
+        phone,
+        "return fetch('/api/kiosk/owner-code', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'}).then(r => r.json()).then(j => j.code);",
+    )
+    .await?;
+    let code = code.as_str().ok_or("no owner code")?.to_owned();
+    open_live(phone, &format!("{base}/owner")).await?;
+    type_into(phone, "#owner-code-input", &code).await?;
+    click(phone, "#owner-claim").await?;
+    wait_text(phone, "#owner-list", name).await?;
+    Ok(())
+}
+
+async fn value_of(client: &Client, css: &str) -> Result<serde_json::Value, String> {
+    js(
+        client,
+        &format!("return document.querySelector('{css}')?.value ?? null;"),
+    )
+    .await
+}
+
+async fn owner_changes_the_settings(phone: Client, base: String) -> Outcome {
+    become_owner(&phone, &base, "boss").await?;
+    open_live(&phone, &format!("{base}/owner/settings")).await?;
+    // The current values: the flags' (the server started with --kiosk-idle 600).
+    eventually("the settings form", || async {
+        (value_of(&phone, "#settings-idle").await.ok()? == "600").then_some(())
+    })
+    .await?;
+    let checked = js(
+        &phone,
+        "return document.querySelector('#settings-lang-en').checked;",
+    )
+    .await?;
+    assert_eq!(checked, serde_json::json!(true), "English is the default");
+    assert_eq!(value_of(&phone, "#settings-wifi-ssid").await?, "");
+
+    let problems = check_layout_matrix(&phone, "owner-settings", PHONE).await?;
+    report(&problems)?;
+
+    // A bad idle time, in Arabic: refused in words, nothing stored.
+    set_lang(&phone, "ar").await?;
+    type_into(&phone, "#settings-idle", "5").await?;
+    click(&phone, "#settings-save").await?;
+    let said = eventually("the refusal", || async {
+        let text = text_of(&phone, "#settings-errors").await?;
+        (!text.trim().is_empty()).then_some(text)
+    })
+    .await?;
+    assert!(said.contains("3600") || said.contains("٣٦٠٠"), "{said}");
+    assert!(
+        said.chars().any(|c| ('\u{0600}'..='\u{06FF}').contains(&c)),
+        "worded in Arabic: {said}"
+    );
+    let stored = fetch_json(&phone, "/api/owner/settings").await?;
+    assert_eq!(stored["kiosk_idle_s"], 600, "{stored}");
+    assert_eq!(stored["stored"], false, "{stored}");
+
+    // The new default language and idle time.
+    set_lang(&phone, "en").await?;
+    type_into(&phone, "#settings-idle", "10").await?;
+    click(&phone, "#settings-lang-ar").await?;
+    click(&phone, "#settings-save").await?;
+    wait_text(&phone, "#settings-saved", "Saved").await?;
+    let config = fetch_json(&phone, "/api/config").await?;
+    assert_eq!(config["kiosk_idle_s"], 10, "{config}");
+    assert_eq!(config["default_language"], "ar", "{config}");
+    // The page shows what is stored now.
+    wait_text(&phone, "#settings-source", "Saved by an owner").await?;
+    Ok(())
+}
+
+async fn a_fresh_kiosk_opens_in_the_default_language(kiosk: Client, base: String) -> Outcome {
+    open_live(&kiosk, &format!("{base}/kiosk")).await?;
+    wait_js(
+        &kiosk,
+        "return [document.documentElement.lang, document.documentElement.dir].join(' ');",
+        serde_json::json!("ar rtl"),
+    )
+    .await?;
+    // A visitor switches to English; after the idle time (10 s) the kiosk is back in the
+    // default language for the next one.
+    set_lang(&kiosk, "en").await?;
+    wait_js(
+        &kiosk,
+        "return document.documentElement.lang;",
+        serde_json::json!("ar"),
+    )
+    .await?;
+    Ok(())
+}
+
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn an_owner_sets_the_default_language_and_idle_time_and_a_fresh_kiosk_follows() {
+    let server = Server::start(600).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    run_session(&driver, "owner-settings-phone", PHONE, move |phone| {
+        owner_changes_the_settings(phone, base)
+    })
+    .await;
+    let base = server.base.clone();
+    run_session(&driver, "owner-settings-kiosk", KIOSK, move |kiosk| {
+        a_fresh_kiosk_opens_in_the_default_language(kiosk, base)
+    })
+    .await;
+}
