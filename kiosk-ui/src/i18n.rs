@@ -239,7 +239,7 @@ texts! {
     ErrFileTooLarge => "That file is too large.", "هذا الملف كبير جدًا.";
     PlayersSearch => "Find a player", "ابحث عن لاعب";
     PlayersOnlineOnly => "Only who is online", "المتصلون فقط";
-    PlayersCount => "{0} accounts · {1} online · {2} connections in all", "{0} حساب · {1} متصل · {2} اتصال إجمالًا";
+    PlayersCount => "{0} accounts · {1} online · {2} connections in all", "{0} حساب، {1} متصل، {2} اتصال إجمالًا";
     PlayersNone => "No account matches.", "لا يوجد حساب مطابق.";
     PlayersMore => "{0} more accounts match: search to narrow the list.", "{0} حسابات أخرى مطابقة: ابحث لتضييق القائمة.";
     PlayerOnline => "online ({0})", "متصل ({0})";
@@ -272,7 +272,7 @@ texts! {
     SeasonStarted => "Season {0} was archived; season {1} has begun.", "أُرشف الموسم {0}؛ وبدأ الموسم {1}.";
     SeasonsArchived => "Archived seasons", "المواسم المؤرشفة";
     SeasonsNone => "No season has been archived yet.", "لم يُؤرشف أي موسم بعد.";
-    SeasonRow => "Season {0} · ended {1} · {2} players", "الموسم {0} · انتهى {1} · {2} لاعب";
+    SeasonRow => "Season {0} · ended {1} · {2} players", "الموسم {0}، انتهى {1}، {2} لاعب";
     SeasonArchivedTitle => "Season {0} (archived)", "الموسم {0} (مؤرشف)";
     SeasonBackToCurrent => "Current season", "الموسم الحالي";
     BackupDownloadHelp => "One file with every account, rating, game, owner and season as they are now. Keep it somewhere safe: it holds the password hashes.", "ملف واحد فيه كل الحسابات والتقييمات والمباريات والمالكين والمواسم كما هي الآن. احفظه في مكان آمن: ففيه تجزئات كلمات المرور.";
@@ -318,7 +318,7 @@ texts! {
     HealthStorageFailing => "cannot be written: {0}", "تتعذّر الكتابة عليها: {0}";
     HealthUnknown => "unknown", "غير معروف";
     HealthActivity => "Now", "الآن";
-    HealthActivityLine => "{0} players online · {1} rooms · {2} connections", "{0} لاعب متصل · {1} غرفة · {2} اتصال";
+    HealthActivityLine => "{0} players online · {1} rooms · {2} connections", "{0} لاعب متصل، {1} غرفة، {2} اتصال";
     HealthErrors => "Recent warnings and errors", "آخر التحذيرات والأخطاء";
     HealthNoErrors => "None since the server started.", "لا شيء منذ بدء الخادم.";
     UptimeDays => "{0} d {1} h", "{0} يوم {1} ساعة";
