@@ -288,7 +288,10 @@ async fn put_settings(
     let record = crate::settings::parse(&body).map_err(ApiError::InvalidSetting)?;
     let in_force = {
         let _saving = app.settings.saving.lock().await;
-        app.store.set_settings(Some(record.clone())).await?;
+        if let Err(e) = app.store.set_settings(Some(record.clone())).await {
+            resync_when_healed(app, &e);
+            return Err(e.into());
+        }
         app.settings.apply(Some(&record), &app.public_url)
     };
     tracing::info!(
@@ -303,11 +306,48 @@ async fn put_settings(
     Ok(json(StatusCode::OK, &in_force))
 }
 
+/// How long, at most, a failed save waits for the card to heal before what is in force is
+/// read again from the store ([`resync_when_healed`]).
+const RESYNC_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
+/// After a save failed on a failing card: the commit may still have reached the card (a sync
+/// that failed after the write), so once the card works again the settings in force are read
+/// again from the store, and what is served is what is stored.
+fn resync_when_healed(app: &Arc<App>, e: &rooms::StoreError) {
+    if !e.is_unavailable() {
+        return;
+    }
+    let app = Arc::clone(app);
+    tokio::spawn(async move {
+        let until = tokio::time::Instant::now() + RESYNC_FOR;
+        while tokio::time::Instant::now() < until {
+            tokio::time::sleep(crate::store::HEAL_EVERY).await;
+            if app.store.health().state == crate::store::StorageState::Failing {
+                continue;
+            }
+            let _saving = app.settings.saving.lock().await;
+            let store = app.store.clone();
+            if let Ok(Ok(saved)) = blocking(move || store.settings_blocking()).await {
+                let now = app.settings.apply(saved.as_ref(), &app.public_url);
+                tracing::info!(
+                    stored = now.stored,
+                    "settings read again after the card healed"
+                );
+                return;
+            }
+        }
+        tracing::warn!("the settings could not be read again after a failed save");
+    });
+}
+
 /// `DELETE /api/owner/settings`: forgets the saved settings; the flags' are in force again.
 async fn reset_settings(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiResult {
     let in_force = {
         let _saving = app.settings.saving.lock().await;
-        app.store.set_settings(None).await?;
+        if let Err(e) = app.store.set_settings(None).await {
+            resync_when_healed(app, &e);
+            return Err(e.into());
+        }
         app.settings.apply(None, &app.public_url)
     };
     tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "reset the settings to the flags'", "owner action");

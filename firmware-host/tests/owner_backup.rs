@@ -10,61 +10,17 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
-use support::owner::{id_of, make_owner, send};
-use support::{Process, Reply, credentials, register_at, request};
-
-const PASSWORD: &str = "password one";
-
-async fn backup(addr: SocketAddr, cookie: &str) -> Vec<u8> {
-    let reply = request(
-        addr,
-        "GET",
-        "/api/owner/backup",
-        &[("Cookie", cookie)],
-        None,
-    )
-    .await;
-    assert_eq!(reply.status, 200, "{}", reply.text());
-    assert_eq!(
-        reply.header("content-type"),
-        Some("application/octet-stream")
-    );
-    assert!(
-        reply
-            .header("content-disposition")
-            .is_some_and(|d| d.starts_with("attachment")),
-        "{:?}",
-        reply.headers
-    );
-    reply.body
-}
-
-async fn upload(addr: SocketAddr, path: &str, cookie: &str, file: &[u8]) -> Reply {
-    request(
-        addr,
-        "POST",
-        path,
-        &[
-            ("Content-Type", "application/octet-stream"),
-            ("Cookie", cookie),
-        ],
-        Some(file),
-    )
-    .await
-}
+use support::owner::{
+    backup, backup_of_fixture, hex, id_of, join, make_owner, send, sign_in as sign_in_with, split,
+    upload,
+};
+use support::{Process, register_at, request};
 
 async fn sign_in(addr: SocketAddr, name: &str) -> String {
-    let reply = request(
-        addr,
-        "POST",
-        "/api/login",
-        &[("Content-Type", "application/json")],
-        Some(credentials(name, PASSWORD).as_bytes()),
-    )
-    .await;
-    assert_eq!(reply.status, 200, "{name}: {}", reply.text());
-    reply.cookie_pair("xo_session").expect("session cookie")
+    sign_in_with(addr, name, PASSWORD).await
 }
+
+const PASSWORD: &str = "password one";
 
 /// What a visitor sees of the data: the ladders, the profiles and a game.
 async fn public_view(addr: SocketAddr, room: &str) -> serde_json::Value {
@@ -87,27 +43,6 @@ async fn public_view(addr: SocketAddr, room: &str) -> serde_json::Value {
     let game = send(addr, "GET", &format!("/api/games/{room}"), None, None).await;
     view.insert("game".into(), game.json());
     serde_json::Value::Object(view)
-}
-
-/// The header line and the data of a backup file.
-fn split(file: &[u8]) -> (serde_json::Value, &[u8]) {
-    let newline = file
-        .iter()
-        .position(|&b| b == b'\n')
-        .expect("a header line");
-    let header = serde_json::from_slice(&file[..newline]).expect("a JSON header");
-    (header, &file[newline + 1..])
-}
-
-fn join(header: &serde_json::Value, data: &[u8]) -> Vec<u8> {
-    let mut file = serde_json::to_vec(header).expect("header");
-    file.push(b'\n');
-    file.extend_from_slice(data);
-    file
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -252,21 +187,6 @@ async fn a_damaged_or_newer_backup_is_refused_and_nothing_changes() {
         .collect();
     assert!(left.is_empty(), "scratch files left: {left:?}");
     server.stop_with("-TERM");
-}
-
-/// A backup file around a database file written by an earlier release.
-fn backup_of_fixture(fixture: &Path, schema: u64) -> Vec<u8> {
-    let data = std::fs::read(fixture).expect("fixture");
-    let header = serde_json::json!({
-        "format": "xo-kiosk-backup",
-        "format_version": 1,
-        "schema_version": schema,
-        "app_version": "0.1.0",
-        "created_ms": 1_780_000_000_000_u64,
-        "bytes": data.len(),
-        "sha256": hex(&Sha256::digest(&data)),
-    });
-    join(&header, &data)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

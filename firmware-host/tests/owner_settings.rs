@@ -11,10 +11,15 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
-use support::owner::{a_wrong_code, id_of, make_owner, send};
-use support::{Process, finish, register_at, request, tcp_from};
-use tokio::io::AsyncWriteExt;
+use support::owner::{
+    a_wrong_code, backup, backup_of_fixture, id_of, make_owner, send, sign_in as sign_in_with,
+    upload,
+};
+use support::{Process, finish, hold_request, register_at, request};
+
+async fn sign_in(addr: SocketAddr, name: &str) -> String {
+    sign_in_with(addr, name, PASSWORD).await
+}
 
 const PASSWORD: &str = "password one";
 /// The flags' defaults the processes of these tests start with.
@@ -85,19 +90,6 @@ fn as_config(s: &Value) -> Value {
         "default_language": s["default_language"],
         "wifi": s["wifi"],
     })
-}
-
-async fn sign_in(addr: SocketAddr, name: &str) -> String {
-    let reply = send(
-        addr,
-        "POST",
-        "/api/login",
-        Some(&support::credentials(name, PASSWORD)),
-        None,
-    )
-    .await;
-    assert_eq!(reply.status, 200, "{name}: {}", reply.text());
-    reply.cookie_pair("xo_session").expect("session cookie")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -337,21 +329,6 @@ async fn bad_settings_are_refused_with_the_fields_code_and_nothing_is_stored() {
     server.stop_with("-TERM");
 }
 
-/// A PUT written whole but its last byte; `finish` sends it.
-async fn hold_put(addr: SocketAddr, body: &str, cookie: &str) -> tokio::net::TcpStream {
-    let mut stream = tcp_from(Ipv4Addr::LOCALHOST, addr, None).await;
-    let raw = format!(
-        "PUT /api/owner/settings HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nCookie: {cookie}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let bytes = raw.as_bytes();
-    stream
-        .write_all(&bytes[..bytes.len() - 1])
-        .await
-        .expect("send all but the last byte");
-    stream
-}
-
 /// Settings number `i` of a burst: every field says `i`.
 fn numbered(i: u64) -> Value {
     json!({
@@ -385,7 +362,16 @@ async fn concurrent_saves_end_in_one_of_the_written_values_never_a_mix() {
         for i in 0..SAVES {
             let body = numbered(round * SAVES + i).to_string();
             let last = *body.as_bytes().last().expect("a body");
-            held.push((hold_put(addr, &body, &sara).await, last));
+            let stream = hold_request(
+                Ipv4Addr::LOCALHOST,
+                addr,
+                "PUT",
+                "/api/owner/settings",
+                &body,
+                Some(&sara),
+            )
+            .await;
+            held.push((stream, last));
         }
         let answers = futures_util::future::join_all(
             held.into_iter().map(|(stream, last)| finish(stream, last)),
@@ -416,52 +402,6 @@ async fn concurrent_saves_end_in_one_of_the_written_values_never_a_mix() {
         "the last applied is the last stored"
     );
     server.stop_with("-TERM");
-}
-
-async fn backup(addr: SocketAddr, cookie: &str) -> Vec<u8> {
-    let reply = request(
-        addr,
-        "GET",
-        "/api/owner/backup",
-        &[("Cookie", cookie)],
-        None,
-    )
-    .await;
-    assert_eq!(reply.status, 200, "{}", reply.text());
-    reply.body
-}
-
-async fn upload(addr: SocketAddr, path: &str, cookie: &str, file: &[u8]) -> support::Reply {
-    request(
-        addr,
-        "POST",
-        path,
-        &[
-            ("Content-Type", "application/octet-stream"),
-            ("Cookie", cookie),
-        ],
-        Some(file),
-    )
-    .await
-}
-
-/// A backup file around the schema-2 fixture, written before the settings table existed.
-fn older_backup() -> Vec<u8> {
-    let data = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2.redb"))
-        .expect("fixture");
-    let sha: String = Sha256::digest(&data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let header = json!({
-        "format": "xo-kiosk-backup", "format_version": 1, "schema_version": 2,
-        "app_version": "0.1.0", "created_ms": 1_780_000_000_000_u64,
-        "bytes": data.len(), "sha256": sha,
-    });
-    let mut file = serde_json::to_vec(&header).expect("header");
-    file.push(b'\n');
-    file.extend_from_slice(&data);
-    file
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -512,7 +452,11 @@ async fn a_backup_carries_the_settings_and_an_older_one_keeps_those_in_force() {
 
     // A backup from before the settings existed restores, and the settings stay.
     let lina = sign_in(addr, "lina").await;
-    let older = older_backup();
+    // The schema-2 fixture was written before the settings table existed.
+    let older = backup_of_fixture(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2.redb"),
+        2,
+    );
     let preview = upload(addr, "/api/owner/restore/preview", &lina, &older).await;
     assert_eq!(preview.status, 200, "{}", preview.text());
     assert_eq!(preview.json()["settings"], false);
@@ -596,6 +540,18 @@ async fn reset_code(addr: SocketAddr, owner: &str, user: u64) -> String {
     reply.json()["code"].as_str().expect("code").to_owned()
 }
 
+/// A kiosk on `dir` whose owner Sara made a reset code for Omar: (server, Omar's id, code).
+async fn kiosk_with_a_reset_code(dir: &Path) -> (Process, u64, String) {
+    let server = Process::start(dir, &[]);
+    let addr = server.addr;
+    let sara = register_at(addr, "sara", PASSWORD).await;
+    let omar = register_at(addr, "omar", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let omar_id = id_of(addr, &omar).await;
+    let code = reset_code(addr, &sara, omar_id).await;
+    (server, omar_id, code)
+}
+
 async fn redeem(addr: SocketAddr, code: &str, password: &str) -> support::Reply {
     let body = json!({"username": "omar", "code": code, "new_password": password}).to_string();
     send(addr, "POST", "/api/login/reset", Some(&body), None).await
@@ -604,13 +560,7 @@ async fn redeem(addr: SocketAddr, code: &str, password: &str) -> support::Reply 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reset_code_still_works_after_a_restart() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let server = Process::start(dir.path(), &[]);
-    let addr = server.addr;
-    let sara = register_at(addr, "sara", PASSWORD).await;
-    let omar = register_at(addr, "omar", PASSWORD).await;
-    make_owner(addr, &sara).await;
-    let omar_id = id_of(addr, &omar).await;
-    let code = reset_code(addr, &sara, omar_id).await;
+    let (server, omar_id, code) = kiosk_with_a_reset_code(dir.path()).await;
     // Killed without a chance to save anything: the code was stored when it was made.
     server.stop_with_kill();
 
@@ -632,13 +582,8 @@ async fn a_reset_code_still_works_after_a_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_wrong_guesses_spend_a_reset_code_across_a_restart() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let server = Process::start(dir.path(), &[]);
+    let (server, omar_id, code) = kiosk_with_a_reset_code(dir.path()).await;
     let addr = server.addr;
-    let sara = register_at(addr, "sara", PASSWORD).await;
-    let omar = register_at(addr, "omar", PASSWORD).await;
-    make_owner(addr, &sara).await;
-    let omar_id = id_of(addr, &omar).await;
-    let code = reset_code(addr, &sara, omar_id).await;
     let wrong = a_wrong_code(&code);
     // Three wrong guesses, sent together (each is counted: none is lost to a race).
     let guesses =

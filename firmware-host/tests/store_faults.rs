@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use engine::{Game, Mark, Score};
-use firmware_host::store::{DB_FILE, StorageState, Store};
+use firmware_host::store::{
+    DB_FILE, SettingsRecord, StorageState, Store, StoredLanguage, StoredWifi,
+};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -444,4 +446,84 @@ fn results_survive_random_card_failures() {
     store.shutdown_blocking();
     drop(store);
     check_file(dir.path(), &users, &stored, Some("room1"));
+}
+
+fn settings(idle: u64, url: &str) -> SettingsRecord {
+    SettingsRecord {
+        kiosk_idle_s: idle,
+        public_url: Some(url.into()),
+        default_language: StoredLanguage::Ar,
+        wifi: Some(StoredWifi {
+            ssid: format!("net-{idle}"),
+            password: Some(format!("password-{idle}")),
+        }),
+    }
+}
+
+/// An owner's save while the card fails is refused as `unavailable`; the saved settings are
+/// one save whole (the old one when the write failed); after healing a save goes through and
+/// survives a reopen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_settings_save_on_a_failing_card_is_refused_and_leaves_one_save_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let faults = Arc::new(Faults::default());
+    let store = open_faulty(dir.path(), &faults);
+    let first = settings(45, "http://first.example");
+    store
+        .set_settings(Some(first.clone()))
+        .await
+        .expect("saved");
+    // A save is one small durable commit: it writes pages and syncs them.
+    for kind in [Kind::Write, Kind::SyncData] {
+        faults.set(kind, true);
+        let refused = store
+            .set_settings(Some(settings(90, "http://second.example")))
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("{kind:?}: a save succeeded while the card fails"));
+        assert!(refused.is_unavailable(), "{kind:?}: {refused}");
+        faults.clear();
+        let store_for_wait = store.clone();
+        tokio::task::spawn_blocking(move || wait_healed(&store_for_wait, "settings"))
+            .await
+            .expect("waited");
+        // A failed sync may leave the refused save on the card after all (the server then
+        // reads the settings again once healed): either save, whole, never a mix.
+        let now = store.settings_blocking().expect("read");
+        assert!(
+            now == Some(first.clone()) || now == Some(settings(90, "http://second.example")),
+            "{kind:?}: one save whole: {now:?}"
+        );
+        if kind == Kind::Write {
+            assert_eq!(
+                now,
+                Some(first.clone()),
+                "a save whose write failed is not stored"
+            );
+        }
+    }
+    let second = settings(90, "http://second.example");
+    store
+        .set_settings(Some(second.clone()))
+        .await
+        .expect("saved after healing");
+    let closing = store.clone();
+    tokio::task::spawn_blocking(move || closing.shutdown_blocking())
+        .await
+        .expect("shut down");
+    drop(store);
+    let reopened = tokio::task::spawn_blocking({
+        let dir = dir.path().to_owned();
+        move || Store::open_blocking(&dir).expect("reopens")
+    })
+    .await
+    .expect("opened");
+    assert_eq!(
+        reopened.settings_blocking().expect("read"),
+        Some(second),
+        "the save after healing is on the card"
+    );
+    tokio::task::spawn_blocking(move || reopened.shutdown_blocking())
+        .await
+        .expect("shut down");
 }

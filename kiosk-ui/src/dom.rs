@@ -42,9 +42,10 @@ pub fn push_path(path: &str) {
     }
 }
 
-/// The language this browser chose before (stored by [`store_lang`]), else the browser's own
-/// when it is Arabic; `None`: the page follows the kiosk's default language.
-pub fn stored_lang() -> Option<Lang> {
+/// The language this browser chose before (stored by [`store_lang`]), else, on a phone
+/// (`kiosk` false), the browser's own when it is Arabic; `None`: the page follows the kiosk's
+/// default language.
+pub fn stored_lang(kiosk: bool) -> Option<Lang> {
     if let Ok(code) = LocalStorage::get::<String>(LANG_KEY) {
         if let Some(lang) = Lang::from_code(&code) {
             return Some(lang);
@@ -53,7 +54,7 @@ pub fn stored_lang() -> Option<Lang> {
     let browser = window()
         .and_then(|w| w.navigator().language())
         .unwrap_or_default();
-    browser.starts_with("ar").then_some(Lang::Ar)
+    (!kiosk && browser.starts_with("ar")).then_some(Lang::Ar)
 }
 
 /// Remembers the visitor's choice of language (U6) for their next visit.
@@ -62,6 +63,11 @@ pub fn store_lang(lang: Lang) {
         // Private browsing may refuse storage; the switch still works for this visit.
         gloo::console::warn!("cannot store the language", e.to_string());
     }
+}
+
+/// Forgets the stored choice: the kiosk's next visitor gets the default language.
+pub fn forget_lang() {
+    LocalStorage::delete(LANG_KEY);
 }
 
 /// Lays the page out in the language's direction.

@@ -615,10 +615,23 @@ pub async fn hold_post(
     body: &str,
     cookie: Option<&str>,
 ) -> TcpStream {
+    hold_request(from, addr, "POST", path, body, cookie).await
+}
+
+/// A JSON request (`POST`, `PUT` …) from `from`, written whole except its last byte;
+/// [`finish`] sends it.
+pub async fn hold_request(
+    from: Ipv4Addr,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+    cookie: Option<&str>,
+) -> TcpStream {
     let mut stream = tcp_from(from, addr, None).await;
     let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
     let raw = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     let bytes = raw.as_bytes();

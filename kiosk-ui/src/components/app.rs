@@ -58,9 +58,7 @@ struct IdleView {
 pub fn App() -> Html {
     let state = use_reducer(|| {
         let route = Route::parse(&dom::current_path());
-        // The kiosk serves one visitor after another: it opens in the owner's default
-        // language (from `/api/config`), whatever an earlier visitor chose.
-        let stored = (!route.is_kiosk()).then(dom::stored_lang).flatten();
+        let stored = dom::stored_lang(route.is_kiosk());
         AppState {
             lang: stored.unwrap_or_default(),
             lang_chosen: stored.is_some(),
@@ -145,16 +143,16 @@ pub fn App() -> Html {
         })
     };
 
-    // The language: the page's direction, and the visitor's choice remembered on phones (U6).
-    {
-        let kiosk = state.route.is_kiosk();
-        use_effect_with((state.lang, state.lang_chosen), move |(lang, chosen)| {
-            dom::apply_lang(*lang);
-            if *chosen && !kiosk {
-                dom::store_lang(*lang);
-            }
-        });
-    }
+    // The language: the page's direction, and the visitor's choice remembered (U6) until the
+    // kiosk hands the next visitor the owner's default language (`Action::ResetLang`).
+    use_effect_with((state.lang, state.lang_chosen), |(lang, chosen)| {
+        dom::apply_lang(*lang);
+        if *chosen {
+            dom::store_lang(*lang);
+        } else {
+            dom::forget_lang();
+        }
+    });
 
     // The address bar and the title follow the route.
     {
