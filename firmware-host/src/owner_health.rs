@@ -83,13 +83,5 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ErrorRing {
     }
 }
 
-/// `GET /api/owner/health`.
-#[derive(Debug, serde::Serialize)]
-pub struct OwnerHealth {
-    /// What `GET /api/health` answers: version, uptime, storage used and free, rooms, players.
-    pub health: protocol::http::Health,
-    /// The log's recent `warn` and `error` lines, oldest first (at most [`RECENT_ERRORS`]).
-    pub recent_errors: Vec<String>,
-    /// Installed updates and the last rollback ([`crate::update::status`]).
-    pub update: crate::update::UpdateStatus,
-}
+/// `GET /api/owner/health`'s body, shared with the UI.
+pub use protocol::http::OwnerHealth;

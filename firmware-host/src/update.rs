@@ -23,7 +23,6 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::process::{Child, Command};
 
@@ -107,28 +106,9 @@ impl From<std::io::Error> for UpdateError {
     }
 }
 
-/// The launcher's last rollback, as it writes `DATA_DIR/updates/rollback.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Rollback {
-    /// The version that did not become healthy.
-    pub from: String,
-    /// The version that ran instead (`image` when it was the image's own binary).
-    pub to: String,
-    pub reason: String,
-    pub at_unix: u64,
-}
-
-/// What the owner's health page shows about updates.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct UpdateStatus {
-    /// The version of this process.
-    pub running: String,
-    /// Installed versions, oldest first.
-    pub installed: Vec<String>,
-    /// Versions that did not become healthy after a restart, in the order they failed.
-    pub bad: Vec<String>,
-    pub last_rollback: Option<Rollback>,
-}
+// The launcher's last rollback and the update status are wire types (the owner's pages read
+// them), so they live with the other HTTP bodies.
+pub use protocol::http::{Rollback, UpdateStatus};
 
 /// Checks `candidate` and, when it passes, keeps it as
 /// `DATA_DIR/updates/firmware-host-<version>`. The candidate is copied first and the copy is

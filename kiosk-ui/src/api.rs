@@ -1,8 +1,11 @@
 //! The HTTP JSON API: sign-in, profile, leaderboard, finished games, configuration. Every
 //! request and response body is a type of [`protocol::http`], shared with the server.
 
+use gloo::net::http::Method;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+use protocol::records::UserId;
 
 pub use protocol::http::{
     Account, ApiErrorBody, ApiErrorCode, ChangePassword, Credentials, GameView, LadderView,
@@ -15,6 +18,9 @@ pub use protocol::http::{
 pub struct ApiError {
     pub status: u16,
     pub code: Option<ApiErrorCode>,
+    /// The server's sentence; only `update_refused` is worded from it (its check's code
+    /// comes first), every other code by the code alone.
+    pub message: String,
 }
 
 impl ApiError {
@@ -22,61 +28,88 @@ impl ApiError {
         ApiError {
             status: 0,
             code: None,
+            message: String::new(),
         }
     }
 }
 
-async fn read<T: DeserializeOwned>(
-    sent: Result<gloo::net::http::Response, gloo::net::Error>,
-) -> Result<T, ApiError> {
-    let response = sent.map_err(|_| ApiError::network())?;
+/// What a request carries.
+enum Body<'a> {
+    None,
+    /// JSON text (the server refuses state changes in any other content type).
+    Json(String),
+    /// A file, as `application/octet-stream` (the owner's uploads: a backup, an update).
+    File(&'a web_sys::File),
+}
+
+/// One request and its answer's text. Not generic, so every endpoint shares one copy of the
+/// request and error handling; only the decoding ([`decode`]) is per type (the UI's download
+/// size, DESIGN.md).
+async fn exchange(method: Method, url: &str, body: Body<'_>) -> Result<(u16, String), ApiError> {
+    let builder = gloo::net::http::RequestBuilder::new(url).method(method);
+    let request = match body {
+        Body::None => builder.build(),
+        Body::Json(text) => builder
+            .header("Content-Type", "application/json")
+            .body(text),
+        Body::File(file) => builder
+            .header("Content-Type", "application/octet-stream")
+            .body(file.clone()),
+    }
+    .map_err(|_| ApiError::network())?;
+    let response = request.send().await.map_err(|_| ApiError::network())?;
     let status = response.status();
+    let text = response.text().await.unwrap_or_default();
     if response.ok() {
-        response
-            .json::<T>()
-            .await
-            .map_err(|_| ApiError { status, code: None })
+        Ok((status, text))
     } else {
-        let code = response
-            .json::<ApiErrorBody>()
-            .await
-            .ok()
-            .map(|body| body.code);
-        Err(ApiError { status, code })
+        let body = serde_json::from_str::<ApiErrorBody>(&text).ok();
+        Err(ApiError {
+            status,
+            code: body.as_ref().map(|b| b.code),
+            message: body.map(|b| b.message).unwrap_or_default(),
+        })
     }
 }
 
+fn decode<T: DeserializeOwned>(answer: Result<(u16, String), ApiError>) -> Result<T, ApiError> {
+    let (status, text) = answer?;
+    serde_json::from_str(&text).map_err(|_| ApiError {
+        status,
+        code: None,
+        message: String::new(),
+    })
+}
+
+fn json(body: &impl Serialize) -> Body<'static> {
+    // Serialising the protocol's plain structs cannot fail.
+    Body::Json(serde_json::to_string(body).unwrap_or_default())
+}
+
+/// `{}`: what a state change without fields sends.
+fn empty() -> Body<'static> {
+    Body::Json("{}".to_owned())
+}
+
 async fn get<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
-    read(gloo::net::http::Request::get(url).send().await).await
+    decode(exchange(Method::GET, url, Body::None).await)
 }
 
-/// A JSON `POST` (the server refuses state changes in any other content type).
-async fn post<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
-    let request = gloo::net::http::Request::post(url)
-        .json(body)
-        .map_err(|_| ApiError::network())?;
-    read(request.send().await).await
+async fn post<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
+    decode(exchange(Method::POST, url, body).await)
 }
 
-/// A JSON `PUT`.
-async fn put<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
-    let request = gloo::net::http::Request::put(url)
-        .json(body)
-        .map_err(|_| ApiError::network())?;
-    read(request.send().await).await
+async fn put<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
+    decode(exchange(Method::PUT, url, body).await)
 }
 
-/// A JSON `DELETE`.
-async fn delete<T: DeserializeOwned>(url: &str, body: &impl Serialize) -> Result<T, ApiError> {
-    let request = gloo::net::http::Request::delete(url)
-        .json(body)
-        .map_err(|_| ApiError::network())?;
-    read(request.send().await).await
+async fn delete<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
+    decode(exchange(Method::DELETE, url, body).await)
 }
 
 /// Owner mode: a one-time owner code for the kiosk's own screen.
 pub async fn kiosk_owner_code() -> Result<protocol::http::OwnerCode, ApiError> {
-    post("/api/kiosk/owner-code", &serde_json::json!({})).await
+    post("/api/kiosk/owner-code", empty()).await
 }
 
 /// Owner mode: the signed-in account becomes an owner with a code.
@@ -84,12 +117,118 @@ pub async fn claim_owner(code: &str) -> Result<protocol::http::Owners, ApiError>
     let body = protocol::http::ClaimOwner {
         code: code.to_owned(),
     };
-    post("/api/owner/claim", &body).await
+    post("/api/owner/claim", json(&body)).await
 }
 
 /// Owner mode: who asks and every owner; `not_owner` for anyone else.
 pub async fn owners() -> Result<protocol::http::Owners, ApiError> {
     get("/api/owner").await
+}
+
+/// Owner mode: makes account `id` an owner no longer.
+pub async fn remove_owner(id: UserId) -> Result<protocol::http::Owners, ApiError> {
+    delete(&format!("/api/owner/owners/{id}"), empty()).await
+}
+
+/// Owner mode: every account, by name, with its open connections.
+pub async fn owner_users() -> Result<protocol::http::AccountList, ApiError> {
+    get("/api/owner/users").await
+}
+
+pub async fn rename_user(id: UserId, username: &str) -> Result<Account, ApiError> {
+    let body = protocol::http::Rename {
+        username: username.to_owned(),
+    };
+    post(&format!("/api/owner/users/{id}/rename"), json(&body)).await
+}
+
+pub async fn remove_user(id: UserId) -> Result<protocol::http::AccountRemoved, ApiError> {
+    delete(&format!("/api/owner/users/{id}"), empty()).await
+}
+
+/// A one-time code the owner reads out; the player sets a new password with it.
+pub async fn reset_password(id: UserId) -> Result<protocol::http::PasswordReset, ApiError> {
+    post(&format!("/api/owner/users/{id}/reset-password"), empty()).await
+}
+
+/// Sets a new password with an owner's reset code and signs in.
+pub async fn login_with_reset_code(
+    username: &str,
+    code: &str,
+    new_password: &str,
+) -> Result<Account, ApiError> {
+    let body = protocol::http::ResetPassword {
+        username: username.to_owned(),
+        code: code.to_owned(),
+        new_password: new_password.to_owned(),
+    };
+    post("/api/login/reset", json(&body)).await
+}
+
+/// The open rooms, as the lobby lists them.
+pub async fn rooms() -> Result<Vec<protocol::RoomSummary>, ApiError> {
+    get("/api/rooms").await
+}
+
+pub async fn close_room(id: &str, reason: &str) -> Result<protocol::http::ClosedRoom, ApiError> {
+    let body = protocol::http::CloseRoom {
+        reason: reason.to_owned(),
+    };
+    post(
+        &format!(
+            "/api/owner/rooms/{}/close",
+            js_sys::encode_uri_component(id)
+        ),
+        json(&body),
+    )
+    .await
+}
+
+pub async fn seasons() -> Result<protocol::http::Seasons, ApiError> {
+    get("/api/seasons").await
+}
+
+/// Archives the current ladders and starts the next season.
+pub async fn new_season() -> Result<protocol::http::SeasonStarted, ApiError> {
+    post("/api/owner/seasons", empty()).await
+}
+
+/// Where the browser downloads a backup of all data from.
+pub const BACKUP_URL: &str = "/api/owner/backup";
+
+/// What a backup file holds, after the server verified it; nothing changes.
+pub async fn restore_preview(
+    file: &web_sys::File,
+) -> Result<protocol::http::BackupPreview, ApiError> {
+    post("/api/owner/restore/preview", Body::File(file)).await
+}
+
+/// Replaces all data with the backup file (the data replaced is kept as a backup).
+pub async fn restore(file: &web_sys::File) -> Result<protocol::http::Restored, ApiError> {
+    post("/api/owner/restore", Body::File(file)).await
+}
+
+pub async fn update_status() -> Result<protocol::http::UpdateStatus, ApiError> {
+    get("/api/owner/update").await
+}
+
+/// Uploads a new `firmware-host` binary; the server checks it before keeping it.
+pub async fn upload_update(
+    file: &web_sys::File,
+) -> Result<protocol::http::UpdateInstalled, ApiError> {
+    post("/api/owner/update", Body::File(file)).await
+}
+
+pub async fn restart() -> Result<protocol::http::Restarting, ApiError> {
+    post("/api/owner/restart", empty()).await
+}
+
+pub async fn owner_health() -> Result<protocol::http::OwnerHealth, ApiError> {
+    get("/api/owner/health").await
+}
+
+pub async fn health() -> Result<protocol::http::Health, ApiError> {
+    get("/api/health").await
 }
 
 /// Owner mode: the kiosk's settings in force.
@@ -102,12 +241,12 @@ pub async fn owner_settings() -> Result<protocol::http::OwnerSettings, ApiError>
 pub async fn save_owner_settings(
     body: &serde_json::Value,
 ) -> Result<protocol::http::OwnerSettings, ApiError> {
-    put("/api/owner/settings", body).await
+    put("/api/owner/settings", json(body)).await
 }
 
 /// Owner mode: forgets the saved settings; the SD card's (the flags') are in force again.
 pub async fn reset_owner_settings() -> Result<protocol::http::OwnerSettings, ApiError> {
-    delete("/api/owner/settings", &serde_json::json!({})).await
+    delete("/api/owner/settings", empty()).await
 }
 
 /// Deletes the signed-in account (the password is required).
@@ -115,7 +254,7 @@ pub async fn delete_me(password: &str) -> Result<SignedOut, ApiError> {
     let body = protocol::http::DeleteAccount {
         password: password.to_owned(),
     };
-    delete("/api/me", &body).await
+    delete("/api/me", json(&body)).await
 }
 
 pub async fn config() -> Result<ServerConfig, ApiError> {
@@ -141,11 +280,11 @@ pub async fn login(username: &str, password: &str, register: bool) -> Result<Acc
         username: username.to_owned(),
         password: password.to_owned(),
     };
-    post(url, &credentials).await
+    post(url, json(&credentials)).await
 }
 
 pub async fn logout() -> Result<SignedOut, ApiError> {
-    post("/api/logout", &serde_json::json!({})).await
+    post("/api/logout", empty()).await
 }
 
 /// Changes the password (the current one is required); every other session ends.
@@ -154,7 +293,7 @@ pub async fn change_password(old_password: &str, new_password: &str) -> Result<A
         old_password: old_password.to_owned(),
         new_password: new_password.to_owned(),
     };
-    post("/api/me/password", &body).await
+    post("/api/me/password", json(&body)).await
 }
 
 pub async fn profile(name: &str) -> Result<Profile, ApiError> {
@@ -165,8 +304,18 @@ pub async fn profile(name: &str) -> Result<Profile, ApiError> {
     .await
 }
 
-pub async fn leaderboard(game: engine::Game) -> Result<Leaderboard, ApiError> {
-    get(&format!("/api/leaderboard?game={}", game.as_str())).await
+/// A ladder: the season being played, or archived season `season` as it ended.
+pub async fn leaderboard(game: engine::Game, season: Option<u64>) -> Result<Leaderboard, ApiError> {
+    match season {
+        None => get(&format!("/api/leaderboard?game={}", game.as_str())).await,
+        Some(n) => {
+            get(&format!(
+                "/api/leaderboard?game={}&season={n}",
+                game.as_str()
+            ))
+            .await
+        }
+    }
 }
 
 pub async fn finished_game(id: &str) -> Result<GameView, ApiError> {

@@ -3,6 +3,52 @@
 
 use engine::Game;
 
+/// The owner's pages, each at `/owner/<segment>`; the hub is `/owner`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnerSection {
+    Hub,
+    Players,
+    Rooms,
+    Seasons,
+    Backup,
+    Update,
+    Health,
+    Settings,
+}
+
+impl OwnerSection {
+    /// Every page but the hub, in the hub's order.
+    pub const PAGES: [OwnerSection; 7] = [
+        OwnerSection::Players,
+        OwnerSection::Rooms,
+        OwnerSection::Seasons,
+        OwnerSection::Backup,
+        OwnerSection::Update,
+        OwnerSection::Health,
+        OwnerSection::Settings,
+    ];
+
+    /// The path segment after `/owner/` (empty for the hub).
+    pub fn segment(self) -> &'static str {
+        match self {
+            OwnerSection::Hub => "",
+            OwnerSection::Players => "players",
+            OwnerSection::Rooms => "rooms",
+            OwnerSection::Seasons => "seasons",
+            OwnerSection::Backup => "backup",
+            OwnerSection::Update => "update",
+            OwnerSection::Health => "health",
+            OwnerSection::Settings => "settings",
+        }
+    }
+
+    fn from_segment(segment: &str) -> Option<OwnerSection> {
+        OwnerSection::PAGES
+            .into_iter()
+            .find(|page| page.segment() == segment)
+    }
+}
+
 /// A screen and what it shows.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Route {
@@ -18,14 +64,18 @@ pub enum Route {
     },
     Profile(String),
     Leaderboard(Game),
+    /// A ladder as an archived season ended (SPEC O2).
+    ArchivedLeaderboard {
+        game: Game,
+        season: u64,
+    },
     SignIn,
     Rules,
     /// A finished game's replay with analysis (U10, U11).
     Replay(String),
-    /// Owner mode (SPEC O1): claim with a code, then the owner's pages.
-    Owner,
-    /// The owner's settings page (idle time, public address, default language, guest Wi-Fi).
-    OwnerSettings,
+    /// Owner mode (SPEC O1, O2): the hub (the claim form until the account is an owner) and
+    /// the owner's pages.
+    Owner(OwnerSection),
     NotFound(String),
 }
 
@@ -50,10 +100,17 @@ impl Route {
                 Ok(game) => Route::Leaderboard(game),
                 Err(_) => Route::NotFound(path.to_owned()),
             },
+            ["leaderboard", game, "season", n] => match (game.parse(), n.parse()) {
+                (Ok(game), Ok(season)) => Route::ArchivedLeaderboard { game, season },
+                _ => Route::NotFound(path.to_owned()),
+            },
             ["signin"] => Route::SignIn,
             ["rules"] => Route::Rules,
-            ["owner"] => Route::Owner,
-            ["owner", "settings"] => Route::OwnerSettings,
+            ["owner"] => Route::Owner(OwnerSection::Hub),
+            ["owner", page] => match OwnerSection::from_segment(page) {
+                Some(section) => Route::Owner(section),
+                None => Route::NotFound(path.to_owned()),
+            },
             ["game", id] if valid_segment(id) => Route::Replay((*id).to_owned()),
             _ => Route::NotFound(path.to_owned()),
         }
@@ -68,10 +125,13 @@ impl Route {
             Route::Room { id, kiosk: true } => format!("/kiosk/room/{id}"),
             Route::Profile(name) => format!("/profile/{}", encode(name)),
             Route::Leaderboard(game) => format!("/leaderboard/{}", game.as_str()),
+            Route::ArchivedLeaderboard { game, season } => {
+                format!("/leaderboard/{}/season/{season}", game.as_str())
+            }
             Route::SignIn => "/signin".to_owned(),
             Route::Rules => "/rules".to_owned(),
-            Route::Owner => "/owner".to_owned(),
-            Route::OwnerSettings => "/owner/settings".to_owned(),
+            Route::Owner(OwnerSection::Hub) => "/owner".to_owned(),
+            Route::Owner(section) => format!("/owner/{}", section.segment()),
             Route::Replay(id) => format!("/game/{id}"),
             Route::NotFound(path) => path.clone(),
         }
@@ -168,11 +228,15 @@ mod tests {
             Route::Leaderboard(Game::Infinite),
             Route::SignIn,
             Route::Rules,
-            Route::Owner,
-            Route::OwnerSettings,
+            Route::Owner(OwnerSection::Hub),
+            Route::ArchivedLeaderboard {
+                game: Game::Infinite,
+                season: 3,
+            },
             Route::Replay("g1".into()),
         ];
-        for r in routes {
+        let owner_pages = OwnerSection::PAGES.into_iter().map(Route::Owner);
+        for r in routes.into_iter().chain(owner_pages) {
             assert_eq!(Route::parse(&r.path()), r, "{}", r.path());
         }
     }
@@ -187,6 +251,12 @@ mod tests {
             Route::parse("/leaderboard/chess"),
             Route::NotFound(_)
         ));
+        assert!(matches!(Route::parse("/owner/nope"), Route::NotFound(_)));
+        assert!(matches!(
+            Route::parse("/leaderboard/xo/season/x"),
+            Route::NotFound(_)
+        ));
+        assert_eq!(Route::parse("/owner/"), Route::Owner(OwnerSection::Hub));
     }
 
     #[test]

@@ -32,9 +32,9 @@
 //! | `POST /api/owner/restore` | a backup file | 200 [`Restored`]; everyone signed out, every room closed | `not_owner`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
 //! | `POST /api/owner/seasons` | `{}` | 200 [`SeasonStarted`]: the ladders archived, every player back at the start | `not_owner` |
 //! | `POST /api/owner/update` | a `firmware-host` binary (`application/octet-stream`) | 200 [`UpdateInstalled`] | `not_owner`, `update_refused`, `body_too_large` |
-//! | `GET /api/owner/update` | | 200 `update::UpdateStatus` | `not_owner` |
+//! | `GET /api/owner/update` | | 200 [`UpdateStatus`] | `not_owner` |
 //! | `POST /api/owner/restart` | `{}` | 202 [`Restarting`] | `not_owner` |
-//! | `GET /api/owner/health` | | 200 `owner_health::OwnerHealth` (firmware-host) | `not_owner` |
+//! | `GET /api/owner/health` | | 200 [`OwnerHealth`] | `not_owner` |
 //! | `GET /api/owner/settings` | | 200 [`OwnerSettings`] | `not_owner` |
 //! | `PUT /api/owner/settings` | [`OwnerSettings`] | 200 [`OwnerSettings`], stored and applied at once | `not_owner`, `invalid_kiosk_idle`, `invalid_public_url`, `invalid_default_language`, `invalid_wifi_ssid`, `invalid_wifi_password`, `storage_unavailable` |
 //! | `DELETE /api/owner/settings` | `{}` | 200 [`OwnerSettings`]: the stored ones forgotten, the flags' in force again | `not_owner`, `storage_unavailable` |
@@ -792,6 +792,40 @@ pub struct UpdateInstalled {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Restarting {
     pub restarting: bool,
+}
+
+/// The launcher's last rollback, as it writes `DATA_DIR/updates/rollback.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rollback {
+    /// The version that did not become healthy.
+    pub from: String,
+    /// The version that ran instead (`image` when it was the image's own binary).
+    pub to: String,
+    pub reason: String,
+    pub at_unix: u64,
+}
+
+/// `GET /api/owner/update`: what the owner's pages show about updates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UpdateStatus {
+    /// The version of this process.
+    pub running: String,
+    /// Installed versions, oldest first.
+    pub installed: Vec<String>,
+    /// Versions that did not become healthy after a restart, in the order they failed.
+    pub bad: Vec<String>,
+    pub last_rollback: Option<Rollback>,
+}
+
+/// `GET /api/owner/health`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OwnerHealth {
+    /// What `GET /api/health` answers: version, uptime, storage used and free, rooms, players.
+    pub health: Health,
+    /// The log's recent `warn` and `error` lines, oldest first (at most 100).
+    pub recent_errors: Vec<String>,
+    /// Installed updates and the last rollback.
+    pub update: UpdateStatus,
 }
 
 #[cfg(test)]

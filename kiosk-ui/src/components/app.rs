@@ -12,7 +12,7 @@ use yew::prelude::*;
 use crate::api;
 use crate::dom;
 use crate::i18n::{Lang, T};
-use crate::route::Route;
+use crate::route::{OwnerSection, Route};
 use crate::state::{Action, AppState, Conn, idle_return_due, lang_reset_due, still_playing_left};
 use crate::ws::Socket;
 
@@ -28,6 +28,21 @@ use super::prompts::Prompts;
 use super::room::RoomPage;
 use super::rules::Rules;
 use super::sign_in::SignIn;
+
+/// The owner's page for `section` (issue 16.2).
+fn owner_page(section: OwnerSection) -> Html {
+    use super::{owner, owner_backup, owner_players, owner_rooms, owner_seasons, owner_update};
+    match section {
+        OwnerSection::Hub => html! { <owner::OwnerPage /> },
+        OwnerSection::Players => html! { <owner_players::OwnerPlayersPage /> },
+        OwnerSection::Rooms => html! { <owner_rooms::OwnerRoomsPage /> },
+        OwnerSection::Seasons => html! { <owner_seasons::OwnerSeasonsPage /> },
+        OwnerSection::Backup => html! { <owner_backup::OwnerBackupPage /> },
+        OwnerSection::Update => html! { <owner_update::OwnerUpdatePage /> },
+        OwnerSection::Health => html! { <owner_update::OwnerHealthPage /> },
+        OwnerSection::Settings => html! { <super::owner_settings::OwnerSettings /> },
+    }
+}
 
 /// What the kiosk's idle timer reads; refreshed at every render.
 #[derive(Default)]
@@ -270,8 +285,10 @@ pub fn App() -> Html {
         Route::SignIn => html! { <SignIn /> },
         Route::Rules => html! { <Rules /> },
         Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
-        Route::Owner => html! { <super::owner::OwnerPage /> },
-        Route::OwnerSettings => html! { <super::owner_settings::OwnerSettings /> },
+        Route::ArchivedLeaderboard { game, season } => {
+            html! { <LeaderboardPage game={*game} season={Some(*season)} /> }
+        }
+        Route::Owner(section) => owner_page(*section),
         Route::NotFound(_) => html! {
             <>
                 <Navbar />

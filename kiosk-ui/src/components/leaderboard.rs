@@ -1,4 +1,5 @@
-//! The leaderboard of one game's ladder (E5), with a switch between the two games.
+//! The leaderboard of one game's ladder (E5), with a switch between the two games; also an
+//! archived season's ladder as that season ended (SPEC O2).
 
 use engine::Game;
 use yew::prelude::*;
@@ -14,6 +15,9 @@ use super::navbar::Navbar;
 #[derive(Debug, Properties, PartialEq)]
 pub struct LeaderboardProps {
     pub game: Game,
+    /// An archived season; `None` for the season being played.
+    #[prop_or_default]
+    pub season: Option<u64>,
 }
 
 #[component]
@@ -23,22 +27,28 @@ pub fn LeaderboardPage(props: &LeaderboardProps) -> Html {
     let data = use_state(|| None::<Result<Leaderboard, ApiError>>);
     {
         let data = data.clone();
-        use_effect_with(props.game, move |game| {
+        use_effect_with((props.game, props.season), move |&(game, season)| {
             data.set(None);
-            let game = *game;
             wasm_bindgen_futures::spawn_local(async move {
-                data.set(Some(api::leaderboard(game).await));
+                data.set(Some(api::leaderboard(game, season).await));
             });
         });
     }
-    let tabs = Game::ALL.iter().map(|&g| {
-        let current = g == props.game;
-        html! {
-            <Link to={Route::Leaderboard(g)} class={classes!("tab", current.then_some("current"))}>
-                { lang.game(g) }
-            </Link>
-        }
-    }).collect::<Html>();
+    let tabs = Game::ALL
+        .iter()
+        .map(|&g| {
+            let current = g == props.game;
+            let to = match props.season {
+                None => Route::Leaderboard(g),
+                Some(season) => Route::ArchivedLeaderboard { game: g, season },
+            };
+            html! {
+                <Link {to} class={classes!("tab", current.then_some("current"))}>
+                    { lang.game(g) }
+                </Link>
+            }
+        })
+        .collect::<Html>();
     let body = match &*data {
         None => html! { <p role="status">{ ctx.t(T::Loading) }</p> },
         Some(Err(_)) => html! { <p role="alert">{ ctx.t(T::ErrNetwork) }</p> },
@@ -76,6 +86,13 @@ pub fn LeaderboardPage(props: &LeaderboardProps) -> Html {
         <>
             <Navbar title={AttrValue::from(ctx.t(T::LeaderboardTitle))} />
             <main id="main" class="page">
+                if let Some(season) = props.season {
+                    <p class="season-title">
+                        <strong id="season-title">{ lang.f(T::SeasonArchivedTitle, &[&lang.num(season)]) }</strong>
+                        { " " }
+                        <Link to={Route::Leaderboard(props.game)} class="text-link">{ ctx.t(T::SeasonBackToCurrent) }</Link>
+                    </p>
+                }
                 <nav class="tabs" aria-label={ctx.t(T::FieldGame)}>{ tabs }</nav>
                 { body }
             </main>

@@ -201,7 +201,7 @@ pub fn OwnerSettings() -> Html {
         Some(Err(e)) => html! {
             <>
                 <p id="settings-errors" role="alert" class="error">{ ctx.t(error_text(e.code)) }</p>
-                <p><Link to={Route::Owner} class="text-link">{ ctx.t(T::OwnerTitle) }</Link></p>
+                <p><Link to={Route::Owner(crate::route::OwnerSection::Hub)} class="text-link">{ ctx.t(T::OwnerTitle) }</Link></p>
             </>
         },
         Some(Ok(())) => {

@@ -213,7 +213,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
                 if is_me {
                     <PasswordChange />
                     <p><Link to={Route::SignIn} class="text-link">{ ctx.t(T::NavSignOut) }</Link></p>
-                    <p><Link to={Route::Owner} class="text-link">{ ctx.t(T::OwnerTitle) }</Link></p>
+                    <p><Link to={Route::Owner(crate::route::OwnerSection::Hub)} class="text-link">{ ctx.t(T::OwnerTitle) }</Link></p>
                     <DeleteAccountBox />
                 }
             </main>

@@ -1,5 +1,6 @@
 //! Sign in and register (A1), with the rules checked before sending and the server's answer
-//! shown in words. Not offered on the kiosk (U7).
+//! shown in words; and a new password with a reset code from the kiosk's owner (SPEC O2). Not
+//! offered on the kiosk (U7).
 
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -17,6 +18,7 @@ use super::navbar::Navbar;
 pub fn SignIn() -> Html {
     let ctx = use_ctx();
     let register = use_state(|| false);
+    let reset = use_state(|| false);
     let username = use_state(String::new);
     let password = use_state(String::new);
     let errors = use_state(Vec::<CredentialError>::new);
@@ -61,6 +63,19 @@ pub fn SignIn() -> Html {
                     <p id="signed-in">{ ctx.lang().f(T::SignedInAs, &[&account.username]) }</p>
                     <button type="button" id="sign-out" disabled={*busy} onclick={sign_out}>{ ctx.t(T::NavSignOut) }</button>
                 </main>
+            </>
+        };
+    }
+
+    if *reset {
+        let back = {
+            let reset = reset.clone();
+            Callback::from(move |()| reset.set(false))
+        };
+        return html! {
+            <>
+                <Navbar title={AttrValue::from(ctx.t(T::ResetTitle))} />
+                <main id="main" class="page narrow"><ResetForm {back} /></main>
             </>
         };
     }
@@ -150,8 +165,97 @@ pub fn SignIn() -> Html {
                     <button type="button" class="link-button" id="signin-switch" onclick={switch}>
                         { ctx.t(if *register { T::HaveAccount } else { T::NoAccount }) }
                     </button>
+                    if !*register {
+                        <button type="button" class="link-button" id="signin-reset"
+                            onclick={Callback::from(move |_| reset.set(true))}>{ ctx.t(T::HaveResetCode) }</button>
+                    }
                 </form>
             </main>
         </>
+    }
+}
+
+#[derive(Debug, Properties, PartialEq)]
+struct ResetProps {
+    /// Back to the sign-in form.
+    back: Callback<()>,
+}
+
+/// Username, the owner's reset code and a new password (A1's rules checked first); on success
+/// the player is signed in, as after a sign-in.
+#[component]
+fn ResetForm(props: &ResetProps) -> Html {
+    let ctx = use_ctx();
+    let username = use_state(String::new);
+    let code = use_state(String::new);
+    let password = use_state(String::new);
+    let errors = use_state(Vec::<CredentialError>::new);
+    let server_error = use_state(|| None::<T>);
+    let busy = use_state(|| false);
+    let onsubmit = {
+        let ctx = ctx.clone();
+        let (username, code, password) = (username.clone(), code.clone(), password.clone());
+        let (errors, server_error, busy) = (errors.clone(), server_error.clone(), busy.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let found = check(&username, &password);
+            errors.set(found.clone());
+            server_error.set(None);
+            if !found.is_empty() {
+                return;
+            }
+            busy.set(true);
+            let (ctx, name, typed, pass) = (
+                ctx.clone(),
+                username.trim().to_owned(),
+                (*code).clone(),
+                (*password).clone(),
+            );
+            let (server_error, busy) = (server_error.clone(), busy.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match api::login_with_reset_code(&name, &typed, &pass).await {
+                    Ok(account) => {
+                        ctx.dispatch(Action::Account(Some(account)));
+                        ctx.reconnect.emit(());
+                        ctx.navigate(Route::Home);
+                    }
+                    Err(e) => server_error.set(Some(super::owner::error_text(&e))),
+                }
+                busy.set(false);
+            });
+        })
+    };
+    let user_bad = errors.contains(&CredentialError::Username);
+    let pass_bad = errors.contains(&CredentialError::Password);
+    let back = props.back.reform(|_: MouseEvent| ());
+    html! {
+        <form id="reset-form" class="signin" {onsubmit} novalidate=true>
+            <h2>{ ctx.t(T::ResetTitle) }</h2>
+            <p class="note">{ ctx.t(T::ResetHelp) }</p>
+            <div class="field">
+                <label for="reset-username">{ ctx.t(T::Username) }</label>
+                <input id="reset-username" autocomplete="username" autocapitalize="none"
+                    value={(*username).clone()} oninput={super::owner::input_value(&username)}
+                    aria-invalid={user_bad.to_string()} />
+            </div>
+            <div class="field">
+                <label for="reset-code-input">{ ctx.t(T::ResetCodeLabel) }</label>
+                <input id="reset-code-input" inputmode="numeric" autocomplete="one-time-code" dir="ltr"
+                    value={(*code).clone()} oninput={super::owner::input_value(&code)} />
+            </div>
+            <div class="field">
+                <label for="reset-password">{ ctx.t(T::NewPassword) }</label>
+                <input id="reset-password" type="password" autocomplete="new-password"
+                    value={(*password).clone()} oninput={super::owner::input_value(&password)}
+                    aria-invalid={pass_bad.to_string()} aria-describedby="reset-password-help" />
+                <p class="help" id="reset-password-help">{ ctx.t(T::PasswordHelp) }</p>
+            </div>
+            <div class="errors" id="reset-errors" role="alert">
+                { for errors.iter().map(|e| html! { <p class="error">{ ctx.t(e.text()) }</p> }) }
+                if let Some(t) = *server_error { <p class="error">{ ctx.t(t) }</p> }
+            </div>
+            <button type="submit" class="primary big" id="reset-submit" disabled={*busy}>{ ctx.t(T::ResetSubmit) }</button>
+            <button type="button" class="link-button" id="reset-back" onclick={back}>{ ctx.t(T::BackToSignIn) }</button>
+        </form>
     }
 }
