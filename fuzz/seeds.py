@@ -44,7 +44,7 @@ def vec(items):
 # ---- client_frame: first byte even = text, odd = binary ----------------------------------------
 
 JSON_FRAMES = [
-    {"hello": {"version": 1}},
+    {"hello": {"version": 2}},
     {"ping": {"id": 1}},
     {"watch_lobby": {"id": 2}},
     {"create_room": {"id": 1, "room": {"game": "infinite", "opponent": {"player": {"joining": "open"}}, "time_per_move_s": 10}}},

@@ -23,6 +23,9 @@ import urllib.request
 
 from websockets.asyncio.client import connect
 
+# The protocol version this client speaks (docs/PROTOCOL.md, "Versions").
+PROTOCOL_VERSION = 2
+
 # Long enough for a loaded 2-core machine; every wait is bounded by it.
 TIMEOUT_S = 20
 
@@ -147,8 +150,8 @@ class Conn:
         first = await asyncio.wait_for(ws.recv(), TIMEOUT_S)
         check(isinstance(first, str), "the server's hello is a text frame")
         hello = json.loads(first)["hello"]
-        check(hello["version"] == 1, f"protocol version {hello['version']}")
-        await ws.send(json.dumps({"hello": {"version": 1}}))
+        check(hello["version"] == PROTOCOL_VERSION, f"protocol version {hello['version']}")
+        await ws.send(json.dumps({"hello": {"version": PROTOCOL_VERSION}}))
         return cls(ws, hello, label)
 
     def _note(self, msg):
@@ -251,7 +254,7 @@ async def server_info(base):
     """The endpoints a client reads before it connects."""
     http = Http(base)
     config = http.expect("GET", "/api/config", 200)
-    check(config["protocol_version"] == 1, f"config {config}")
+    check(config["protocol_version"] == PROTOCOL_VERSION, f"config {config}")
     check(config["public_url"].startswith("http://"), f"public_url {config['public_url']}")
     check("local_url" in config and "wifi" in config, f"config {config}")
     check(http.cookies.get("xo_guest"), "any answer sets a guest cookie")

@@ -105,10 +105,16 @@ fn decode<T: DeserializeOwned>(frame: &Frame, max: usize) -> Result<T, FrameErro
     }
 }
 
+/// Room for a whole snapshot (about 1 KB as JSON) at once: `serde_json::to_string` starts at
+/// 128 bytes and grows the buffer four times for one.
+const ENCODE_CAPACITY: usize = 1536;
+
 fn encode<T: Serialize>(msg: &T, framing: Framing) -> Frame {
     match framing {
         Framing::Text => {
-            Frame::Text(serde_json::to_string(msg).expect("wire types always serialise to JSON"))
+            let mut json = Vec::with_capacity(ENCODE_CAPACITY);
+            serde_json::to_writer(&mut json, msg).expect("wire types always serialise to JSON");
+            Frame::Text(String::from_utf8(json).expect("serde_json writes UTF-8"))
         }
         Framing::Binary => Frame::Binary(
             postcard::to_allocvec(msg).expect("wire types always serialise to postcard"),

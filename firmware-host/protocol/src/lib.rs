@@ -45,8 +45,11 @@ pub use view::{
     RoomSummary, RoomView, SeatView, YouView,
 };
 
-/// The protocol version carried by both hellos.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version carried by both hellos. A change that a client written against the
+/// earlier docs/PROTOCOL.md cannot follow raises it (that page's "Versions" lists them):
+/// 2: the lobby is paged (`watch_lobby` gained `limit`, `lobby` gained `total`, changes come
+/// as `lobby_update`).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The largest frame the server accepts, in bytes; larger frames get `frame_too_large`.
 pub const MAX_FRAME_BYTES: usize = 4096;

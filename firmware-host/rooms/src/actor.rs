@@ -23,15 +23,21 @@ use crate::seats::SeatBook;
 use crate::shared::{Shared, wall_ms};
 
 /// Starts the task for `room`, carrying out `initial` effects first (the bot's opening move,
-/// the first clock, loading ratings), and registers it in the lobby.
-pub(crate) fn spawn(mut room: Room, initial: Vec<Effect>, shared: Arc<Shared>) -> RoomHandle {
+/// the first clock, loading ratings), and registers it in the lobby. `restored`: the room
+/// was read from the store (a new room is not there until its saver writes it).
+pub(crate) fn spawn(
+    mut room: Room,
+    initial: Vec<Effect>,
+    shared: Arc<Shared>,
+    restored: bool,
+) -> RoomHandle {
     room.set_passcode_limits(shared.config.passcode_limits());
     let (handle, rx) = RoomHandle::new(room.id().to_owned());
     shared
         .lobby
         .insert(handle.clone(), room.summary(), room.host().clone());
     let id = handle.id.clone();
-    let room_task = tokio::spawn(run(room, initial, rx, shared.clone()));
+    let room_task = tokio::spawn(run(room, initial, rx, shared.clone(), restored));
     // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
     // its saved state stays for the next start.
     let supervisor = {
@@ -63,8 +69,13 @@ enum SaveOp {
 pub const SAVE_COALESCE: Duration = Duration::from_millis(50);
 
 /// A room's writer of its saved state: one at a time, in order, coalescing bursts; the
-/// store's writer answers each when its commit is done.
-fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp>, JoinHandle<()>) {
+/// store's writer answers each when its commit is done. `stored`: the store may hold the
+/// room already (it was restored from there).
+fn spawn_saver(
+    store: Arc<dyn Persistence>,
+    id: RoomId,
+    mut stored: bool,
+) -> (watch::Sender<SaveOp>, JoinHandle<()>) {
     let (tx, mut rx) = watch::channel(SaveOp::Idle);
     let task = tokio::spawn(async move {
         // `changed` still reports a value sent just before the sender was dropped, so the
@@ -74,8 +85,19 @@ fn spawn_saver(store: Arc<dyn Persistence>, id: RoomId) -> (watch::Sender<SaveOp
             let op = rx.borrow_and_update().clone();
             let result = match op {
                 SaveOp::Idle => Ok(()),
-                SaveOp::Save(bytes) => store.save_room(&id, bytes.to_vec()).await,
-                SaveOp::Delete => store.delete_room(&id).await,
+                SaveOp::Save(bytes) => {
+                    // Even a failed write may have reached the file: delete it later.
+                    stored = true;
+                    store.save_room(&id, bytes.to_vec()).await
+                }
+                // A room that finished or closed before its first save (a quick game) was
+                // never written: nothing to delete.
+                SaveOp::Delete if !stored => Ok(()),
+                SaveOp::Delete => {
+                    let deleted = store.delete_room(&id).await;
+                    stored = deleted.is_err();
+                    deleted
+                }
             };
             if let Err(e) = result {
                 tracing::error!(room = %id, error = %e, "saving room failed");
@@ -162,8 +184,9 @@ async fn run(
     initial: Vec<Effect>,
     mut rx: mpsc::Receiver<RoomMsg>,
     shared: Arc<Shared>,
+    restored: bool,
 ) {
-    let (saver, saver_task) = spawn_saver(shared.store.clone(), room.id().to_owned());
+    let (saver, saver_task) = spawn_saver(shared.store.clone(), room.id().to_owned(), restored);
     let mut actor = Actor {
         room,
         shared,
@@ -312,7 +335,7 @@ async fn run(
 impl Actor {
     async fn intent(
         &mut self,
-        member: Member,
+        member: Arc<Member>,
         intent: Intent,
         id: Option<RequestId>,
         outbox: Outbox,
@@ -332,7 +355,10 @@ impl Actor {
         );
         match result {
             Ok(fx) => {
-                if self.room.viewers().any(|(c, _)| c == member.conn) {
+                // A connection's outbox never changes: kept from its first accepted intent.
+                if !self.outboxes.contains_key(&member.conn)
+                    && self.room.viewers().any(|(c, _)| c == member.conn)
+                {
                     self.outboxes
                         .insert(member.conn, (member.key.clone(), outbox.clone()));
                 }
@@ -554,7 +580,7 @@ impl Actor {
         let fx = next.resume(&mut ctx);
         let next_id = next.id().to_owned();
         tracing::info!(room = %self.room.id(), next = %next_id, "next game");
-        let handle = spawn(next, fx, self.shared.clone());
+        let handle = spawn(next, fx, self.shared.clone(), false);
         let old = self.room.id().to_owned();
         for (conn, (_, outbox)) in self.outboxes.drain() {
             deliver(
@@ -595,10 +621,10 @@ impl Actor {
                 });
                 ToSession::Shared(Arc::clone(shared))
             } else {
-                ToSession::Msg(ServerMsg::Room {
+                ToSession::Msg(Box::new(ServerMsg::Room {
                     id,
                     room: Box::new(self.room.view_for(key, now_ms)),
-                })
+                }))
             };
             if outbox.try_send(item).is_err() {
                 dead.push(*conn);
@@ -716,5 +742,5 @@ impl Actor {
 
 /// Queues a message for a connection; `false` when the connection is gone or too slow.
 fn deliver(outbox: &Outbox, msg: ServerMsg) -> bool {
-    outbox.try_send(ToSession::Msg(msg)).is_ok()
+    outbox.try_send(ToSession::Msg(Box::new(msg))).is_ok()
 }

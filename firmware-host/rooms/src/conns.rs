@@ -107,7 +107,11 @@ impl Conns {
     /// it is too slow and its room drops it at the next snapshot.
     pub(crate) fn send_to_person(&self, key: &PlayerKey, msg: &ServerMsg) {
         for conn in self.lock().values().filter(|c| c.key == *key) {
-            if conn.outbox.try_send(ToSession::Msg(msg.clone())).is_err() {
+            if conn
+                .outbox
+                .try_send(ToSession::Msg(Box::new(msg.clone())))
+                .is_err()
+            {
                 tracing::debug!(?key, "person-addressed event not queued: connection full");
             }
         }

@@ -90,5 +90,5 @@ pub(crate) fn create(
     let mut room = Room::new(id, settings, member, &mut ctx);
     let fx = room.resume(&mut ctx);
     tracing::info!(room = %room.id(), game = %room.settings().game, "room created");
-    Ok(actor::spawn(room, fx, shared.clone()))
+    Ok(actor::spawn(room, fx, shared.clone(), false))
 }

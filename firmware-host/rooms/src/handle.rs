@@ -16,8 +16,9 @@ pub(crate) type Outbox = mpsc::Sender<ToSession>;
 
 /// What a room sends a connection's session.
 pub(crate) enum ToSession {
-    /// A message for the client.
-    Msg(ServerMsg),
+    /// A message for the client. Boxed: every connection's queue holds blocks of 32 of these
+    /// from its first message on, so their size is memory per connection (issue 13).
+    Msg(Box<ServerMsg>),
     /// A message for several clients (a snapshot every spectator sees, an event for all),
     /// encoded once per framing whoever sends it first.
     Shared(Arc<SharedMsg>),
@@ -70,7 +71,8 @@ pub(crate) enum RoomMsg {
     /// An intent from a connection, with that connection's outbox (kept when the intent makes
     /// it a viewer).
     Intent {
-        member: Member,
+        /// Shared with the session: an intent costs no copy of the member's names.
+        member: Arc<Member>,
         intent: Intent,
         id: Option<RequestId>,
         outbox: Outbox,

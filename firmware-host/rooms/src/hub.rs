@@ -67,7 +67,7 @@ impl Hub {
                         rated: &*shared,
                     });
                     tracing::info!(room = %id, phase = ?room.phase(), "room restored");
-                    actor::spawn(room, fx, shared.clone());
+                    actor::spawn(room, fx, shared.clone(), true);
                 }
                 // Kept in the store for inspection; a later version may read it.
                 Err(e) => tracing::error!(room = %id, error = %e, "cannot restore saved room"),

@@ -65,7 +65,7 @@ enum Stop {
 struct Session<S> {
     shared: Arc<Shared>,
     ws: WebSocketStream<S>,
-    member: Member,
+    member: Arc<Member>,
     framing: Framing,
     hello: bool,
     bad_frames: u32,
@@ -83,7 +83,7 @@ pub(crate) async fn run<S>(shared: Arc<Shared>, ws: WebSocketStream<S>, identity
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let member = Member::from_identity(shared.next_conn(), &identity);
+    let member = Arc::new(Member::from_identity(shared.next_conn(), &identity));
     let (outbox, mut inbox) = mpsc::channel(shared.config.outbox_capacity);
     let (_registered, signed_out) = shared.connect(
         member.conn,
@@ -496,7 +496,7 @@ where
         let (accepted, answer) = oneshot::channel();
         let sent = handle
             .send(RoomMsg::Intent {
-                member: self.member.clone(),
+                member: Arc::clone(&self.member),
                 intent,
                 id: request,
                 outbox: self.outbox.clone(),
@@ -535,7 +535,7 @@ where
         };
         let sent = room
             .send(RoomMsg::Intent {
-                member: self.member.clone(),
+                member: Arc::clone(&self.member),
                 intent,
                 id,
                 outbox: self.outbox.clone(),

@@ -266,3 +266,37 @@ async fn abandoned_bot_and_local_games_are_no_longer_listed_as_playing() {
     assert_eq!(hub.lobby().len(), 1, "the online waiting room stays longer");
     hub.shutdown().await;
 }
+
+/// Issue 13: a room that closed before its saver's first write (a quick game) still cost the
+/// store a delete of a room it never held. Now it costs no write at all; a room that lived past
+/// its first save is deleted when it ends.
+#[tokio::test(start_paused = true)]
+async fn a_room_gone_before_its_first_save_costs_no_store_write() {
+    use std::sync::atomic::Ordering;
+    let store = Arc::new(MemoryStore::default());
+    let hub = Hub::start(store.clone(), HubConfig::default());
+    let mut kiosk = connect(&hub, guest("kiosk")).await;
+    let local = |id| ClientMsg::CreateRoom {
+        id,
+        room: CreateRoom {
+            game: Game::Xo,
+            opponent: OpponentRequest::Local {
+                names: ["Sara".into(), "Omar".into()],
+            },
+            time_per_move_s: None,
+        },
+    };
+    let writes = || store.room_writes.load(Ordering::Relaxed);
+    kiosk.ask(local).await;
+    kiosk.ask(|id| ClientMsg::Exit { id }).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(writes(), 0, "created and ended within the save coalescing");
+    kiosk.ask(local).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(writes(), 1, "saved once it had lasted");
+    kiosk.ask(|id| ClientMsg::Exit { id }).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(writes(), 2, "deleted when it ended");
+    assert!(store.rooms.lock().unwrap().is_empty());
+    hub.shutdown().await;
+}

@@ -432,17 +432,38 @@ async fn malformed_and_oversized_frames_get_errors_and_connection_stays_open() {
     ));
 }
 
-#[tokio::test]
-async fn unsupported_version_closes_the_connection() {
+/// Connects a guest, checks the server's hello, answers with a hello of `version`, and
+/// expects `unsupported_version` and the connection closed.
+async fn hello_of_version_is_refused(version: u32, framing: Framing) {
     let (_hub, _store, addr) = start_hub().await;
     let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?guest=x"))
         .await
         .unwrap();
-    let mut c = Client::start_raw(ws, Framing::Binary);
-    assert!(matches!(c.recv().await, ServerMsg::Hello { .. }));
-    c.send(ClientMsg::Hello { version: 999 }).await;
+    let mut c = Client::start_raw(ws, framing);
+    assert!(matches!(
+        c.recv().await,
+        ServerMsg::Hello {
+            version: protocol::PROTOCOL_VERSION,
+            ..
+        }
+    ));
+    c.send(ClientMsg::Hello { version }).await;
     assert_eq!(error_code(&c.recv().await), ErrorCode::UnsupportedVersion);
     assert_eq!(c.next().await, None);
+}
+
+#[tokio::test]
+async fn unsupported_version_closes_the_connection() {
+    hello_of_version_is_refused(999, Framing::Binary).await;
+}
+
+/// A client of protocol version 1 expects a whole `lobby` after every change and sends a
+/// `watch_lobby` without `limit` (a postcard frame that no longer decodes): it must be told,
+/// not left with a lobby that silently stops changing.
+#[tokio::test]
+async fn version_1_client_is_refused_since_the_lobby_is_paged() {
+    assert_eq!(protocol::PROTOCOL_VERSION, 2);
+    hello_of_version_is_refused(1, Framing::Text).await;
 }
 
 #[tokio::test]

@@ -25,9 +25,19 @@ use super::{
 /// the card's wear and the writer's time small.
 pub const LOSS_BOUND: Duration = Duration::from_secs(1);
 
+/// While writes keep coming (the last commit was shared by several), the least time from the
+/// end of one commit to the start of the next: what arrives meanwhile joins the next commit.
+/// So under load the card syncs at most about 100 times a second however many games end (each
+/// sync cost the server about as much CPU as a whole move, issue 13), a result waits at most
+/// this much longer for its sync, and a writer that was idle commits at once.
+pub const COMMIT_WINDOW: Duration = Duration::from_millis(10);
+
 /// How long a non-durable commit (moves of open rooms) may stay non-durable: [`LOSS_BOUND`]
-/// less the time a room's saver waits before it writes ([`rooms::SAVE_COALESCE`]).
-pub const DURABLE_WITHIN: Duration = LOSS_BOUND.saturating_sub(rooms::SAVE_COALESCE);
+/// less the time a room's saver waits before it writes ([`rooms::SAVE_COALESCE`]) and the
+/// time the save may wait for its commit ([`COMMIT_WINDOW`]).
+pub const DURABLE_WITHIN: Duration = LOSS_BOUND
+    .saturating_sub(rooms::SAVE_COALESCE)
+    .saturating_sub(COMMIT_WINDOW);
 
 /// While the card fails, how often the writer reopens the database and tries a small durable
 /// write, so that the store heals by itself when the card does.
@@ -195,6 +205,10 @@ impl Writer {
 
     /// Group commits until shut down or every sender is gone.
     pub(super) fn run(mut self, receiver: &Receiver<Request>) {
+        // When the last commit ended, if it was shared by several writes (the writer is busy):
+        // the next one then starts at least COMMIT_WINDOW later. A lone writer waiting on
+        // each of its writes in turn (a test, one person signing in) is never held back.
+        let mut last_commit: Option<Instant> = None;
         loop {
             let mut batch = Vec::new();
             let mut shutdown = None;
@@ -207,6 +221,17 @@ impl Writer {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => disconnected = true,
             }
+            // Within the window of the last commit: sleep out the rest of it rather than
+            // wait in `recv`, so that the writes arriving meanwhile queue without waking this
+            // thread once each (on one core every wake-up is a context switch).
+            if shutdown.is_none() && !batch.is_empty() {
+                let now = Instant::now();
+                if let Some(end) = last_commit.map(|end| end + COMMIT_WINDOW)
+                    && end > now
+                {
+                    std::thread::sleep(end - now);
+                }
+            }
             while shutdown.is_none() && !batch.is_empty() && batch.len() < MAX_BATCH {
                 match receiver.try_recv() {
                     Ok(Request::Write(op, reply)) => batch.push((op, reply)),
@@ -215,7 +240,9 @@ impl Writer {
                 }
             }
             if !batch.is_empty() {
+                let shared = batch.len() > 1;
                 self.commit(batch);
+                last_commit = shared.then(Instant::now);
             }
             let now = Instant::now();
             if self.heal_due.is_some_and(|t| t <= now) {

@@ -331,6 +331,7 @@ async fn play_one<R: rand::Rng>(
             finished = true;
             break;
         }
+        stats.ordinary_move(replied - sent);
         mover = 1 - mover;
     }
     if !finished {

@@ -91,6 +91,8 @@ pub struct Report {
     pub spectator_messages: u64,
     pub rtt: Percentiles,
     pub ending_rtt: Percentiles,
+    /// Moves that did not end their game.
+    pub ordinary_rtt: Percentiles,
     pub to_opponent: Percentiles,
     pub errors: std::collections::BTreeMap<String, u64>,
     pub setup_errors: std::collections::BTreeMap<String, u64>,
@@ -166,6 +168,7 @@ impl Report {
             "spectator_messages": self.spectator_messages,
             "rtt": self.rtt.json(),
             "ending_rtt": self.ending_rtt.json(),
+            "ordinary_rtt": self.ordinary_rtt.json(),
             "to_opponent": self.to_opponent.json(),
             "errors": { "total": self.error_count(), "by_category": self.errors },
             "setup_errors": self.setup_errors,
@@ -210,7 +213,11 @@ impl Report {
                 "n/a".into()
             },
             if self.ending_rtt.count > 0 {
-                format!(" (game-ending moves {})", self.ending_rtt.human())
+                format!(
+                    " (ordinary moves {}; game-ending moves {})",
+                    self.ordinary_rtt.human(),
+                    self.ending_rtt.human()
+                )
             } else {
                 String::new()
             },
@@ -532,6 +539,7 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
         spectator_messages: stats.spectator_messages.load(Ordering::Relaxed),
         rtt: stats.rtt(),
         ending_rtt: stats.ending_rtt(),
+        ordinary_rtt: stats.ordinary_rtt(),
         to_opponent: stats.to_opponent(),
         errors,
         setup_errors,

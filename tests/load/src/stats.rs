@@ -25,6 +25,8 @@ pub struct Stats {
     to_opponent_us: Mutex<Vec<u32>>,
     /// The rtt of game-ending moves alone (their reply waits for the stored result), µs.
     ending_rtt_us: Mutex<Vec<u32>>,
+    /// The rtt of every other move, µs.
+    ordinary_rtt_us: Mutex<Vec<u32>>,
     errors: Mutex<BTreeMap<String, u64>>,
     setup_errors: Mutex<BTreeMap<String, u64>>,
 }
@@ -58,6 +60,13 @@ impl Stats {
     pub fn ending_move(&self, rtt: Duration) {
         if self.is_measuring() {
             lock(&self.ending_rtt_us).push(micros(rtt));
+        }
+    }
+
+    /// The rtt of a move that did not end its game (also counted by [`Stats::moved`]).
+    pub fn ordinary_move(&self, rtt: Duration) {
+        if self.is_measuring() {
+            lock(&self.ordinary_rtt_us).push(micros(rtt));
         }
     }
 
@@ -103,6 +112,10 @@ impl Stats {
 
     pub fn ending_rtt(&self) -> Percentiles {
         Percentiles::of(&mut lock(&self.ending_rtt_us))
+    }
+
+    pub fn ordinary_rtt(&self) -> Percentiles {
+        Percentiles::of(&mut lock(&self.ordinary_rtt_us))
     }
 
     pub fn to_opponent(&self) -> Percentiles {

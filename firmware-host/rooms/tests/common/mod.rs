@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use engine::elo::{self, Score};
@@ -32,6 +32,8 @@ pub struct MemoryStore {
     pub fail_commits: AtomicBool,
     /// Makes every commit fail as a full card does (`StoreError::Full`): a rated result waits.
     pub card_full: AtomicBool,
+    /// Room saves and deletes asked of the store.
+    pub room_writes: AtomicUsize,
 }
 
 impl MemoryStore {
@@ -98,11 +100,13 @@ impl Persistence for MemoryStore {
     }
 
     fn save_room(&self, room_id: &str, state: Vec<u8>) -> StoreFuture<()> {
+        self.room_writes.fetch_add(1, Ordering::Relaxed);
         self.rooms.lock().unwrap().insert(room_id.to_owned(), state);
         Box::pin(std::future::ready(Ok(())))
     }
 
     fn delete_room(&self, room_id: &str) -> StoreFuture<()> {
+        self.room_writes.fetch_add(1, Ordering::Relaxed);
         self.rooms.lock().unwrap().remove(room_id);
         Box::pin(std::future::ready(Ok(())))
     }
