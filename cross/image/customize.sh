@@ -51,11 +51,9 @@ chroot "$root" passwd --lock root
 # so /boot/firmware/cmdline.txt and the kernel and initrd there follow these settings.
 sed -i -e 's|^#\?ROOTPART=.*|ROOTPART=LABEL=xo-root|' \
   -e 's|^#\?CONSOLES=.*|CONSOLES="serial0,115200 tty1"|' "$root/etc/default/raspi-firmware"
-cat >>"$root/etc/default/raspi-firmware-custom" <<'CONF'
-# XO Kiosk: full KMS for the Wayland kiosk, I2C for the optional status display.
-dtoverlay=vc4-kms-v3d
-dtparam=i2c_arm=on
-CONF
+# No dtoverlay=/dtparam= lines: Debian's device trees (the kernel's own, not the Raspberry Pi
+# kernel's) already enable the display controller (vc4 KMS, HDMI) and I2C 1 on GPIO 2/3, and
+# have no overlays or __overrides__ for the firmware to apply.
 version="$(ls "$root/lib/modules" | sort -V | tail -n 1)"
 chroot "$root" update-initramfs -u -k "$version"
 chroot "$root" /etc/kernel/postinst.d/z50-raspi-firmware "$version"
