@@ -799,7 +799,7 @@ pub struct Restarting {
 pub struct Rollback {
     /// The version that did not become healthy.
     pub from: String,
-    /// The version that ran instead (`image` when it was the image's own binary).
+    /// The version that ran instead (the image's own binary reports its own version).
     pub to: String,
     pub reason: String,
     pub at_unix: u64,
