@@ -785,9 +785,11 @@ async fn seasons(owner: &Client, r: &Round, problems: &mut Vec<String>) -> Outco
 /// a good one is previewed, then restored after a confirmation, the replaced data kept.
 async fn backup(owner: &Client, r: &Round, cookie: &str, problems: &mut Vec<String>) -> Outcome {
     open_section(owner, &r.base, "backup").await?;
-    let link = xo_tests::attr_of(owner, "#backup-download", "href")
-        .await
-        .ok_or("a download link")?;
+    // The page shows the link once it knows the reader is an owner.
+    let link = eventually("a download link", || async {
+        xo_tests::attr_of(owner, "#backup-download", "href").await
+    })
+    .await?;
     assert!(
         xo_tests::attr_of(owner, "#backup-download", "download")
             .await

@@ -164,7 +164,7 @@ async fn archived_seasons_stay_on_the_profile_with_rank_and_link_in_both_languag
             set_lang(c, "ar").await?;
             wait_text(c, "#profile-seasons h2", "المواسم السابقة").await?;
             let rows = season_rows(c).await?;
-            assert!(rows[1].1.contains("المركز"), "{rows:?}");
+            assert!(rows[1].1.contains("المرتبة"), "{rows:?}");
             assert!(rows[1].1.contains("الموسم"), "{rows:?}");
             save_screenshot(c, "profile-seasons-ar").await;
             set_lang(c, "en").await?;

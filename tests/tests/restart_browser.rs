@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 use xo_tests::{
-    Driver, Outcome, Server, click, eventually, open_live, run_sessions, save_screenshot, set_lang,
-    text_of, type_into, wait_path_is, wait_text,
+    Driver, Server, click, eventually, open_live, run_sessions, save_screenshot, set_lang, text_of,
+    type_into, wait_path_is, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
