@@ -265,22 +265,23 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
     let store = app.store.clone();
     let name_owned = name.to_owned();
     let found = blocking(move || -> Result<_, StoreError> {
-        let Some((id, user)) = store.user_by_name_blocking(&name_owned)? else {
+        let Some((id, user, played)) = store.user_with_seasons_blocking(&name_owned)? else {
             return Ok(None);
         };
         let games = store.recent_games_blocking(id, RECENT_GAMES)?;
-        let seasons: Vec<ProfileSeason> = store
-            .seasons_blocking()?
+        let seasons: Vec<ProfileSeason> = played
             .into_iter()
-            .filter_map(|s| {
-                let row = s.rows.into_iter().find(|r| r.user == id)?;
-                Some(ProfileSeason {
-                    season: s.number,
-                    ladders: PerGame {
-                        xo: ladder(&row.xo),
-                        infinite: ladder(&row.infinite),
-                    },
-                })
+            .map(|s| ProfileSeason {
+                season: s.number,
+                ended_ms: s.ended_ms,
+                ladders: PerGame {
+                    xo: ladder(&s.xo),
+                    infinite: ladder(&s.infinite),
+                },
+                ranks: PerGame {
+                    xo: s.xo_rank,
+                    infinite: s.infinite_rank,
+                },
             })
             .collect();
         Ok(Some((id, user, games, seasons)))

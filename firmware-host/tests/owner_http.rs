@@ -8,7 +8,9 @@ mod support;
 use std::net::Ipv4Addr;
 
 use support::owner::{a_wrong_code, claim, id_of, kiosk_code, make_owner, send};
-use support::{Process, TestServer, credentials, finish, hold_post, request, ws_connect};
+use support::{
+    Process, TestServer, credentials, finish, hold_post, hold_request, request, ws_connect,
+};
 
 const PASSWORD: &str = "password one";
 
@@ -738,4 +740,141 @@ async fn a_new_season_archives_the_ladders_and_starts_fresh() {
     assert_eq!(seasons["current"], 2);
     assert_eq!(seasons["archived"][0]["number"], 1);
     assert_eq!(seasons["archived"][0]["players"], 2);
+}
+
+/// The body of a raw answer from [`finish`], as JSON.
+fn body_json(text: &str) -> serde_json::Value {
+    let (_, body) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("an answer with a body: {text}"));
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("JSON body ({e}): {text}"))
+}
+
+/// Infinite XO games on a profile: the current ladder's and every archived season's.
+fn infinite_games(profile: &serde_json::Value) -> u64 {
+    let archived: u64 = profile["seasons"]
+        .as_array()
+        .unwrap_or_else(|| panic!("seasons in {profile}"))
+        .iter()
+        .map(|s| s["ladders"]["infinite"]["games"].as_u64().unwrap_or(0))
+        .sum();
+    profile["ladders"]["infinite"]["games"]
+        .as_u64()
+        .unwrap_or(0)
+        + archived
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_keeps_each_archived_season_with_its_rank() {
+    let server = start().await;
+    let addr = server.addr();
+    let sara = server.register("sara", PASSWORD).await;
+    let omar = server.register("omar", PASSWORD).await;
+    let lina = server.register("lina", PASSWORD).await;
+    let nour = server.register("nour", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    // Season 1: omar beats lina and nour at Infinite XO.
+    support::play_rated_until_resignation(addr, &omar, &lina).await;
+    support::play_rated_until_resignation(addr, &omar, &nour).await;
+    let started = send(addr, "POST", "/api/owner/seasons", Some("{}"), Some(&sara)).await;
+    assert_eq!(started.status, 200, "{}", started.text());
+    let profile = |name: &'static str| async move {
+        let reply = send(addr, "GET", &format!("/api/users/{name}"), None, None).await;
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        reply.json()
+    };
+
+    // Each player's rank is their row's rank on the archived leaderboard; no rank on the
+    // ladder they did not play; the owner, who played nothing, has no archived season.
+    let board = send(
+        addr,
+        "GET",
+        "/api/leaderboard?game=infinite&season=1",
+        None,
+        None,
+    )
+    .await
+    .json();
+    let rows = board["players"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rows.len(), 3, "{board}");
+    let ended =
+        send(addr, "GET", "/api/seasons", None, None).await.json()["archived"][0]["ended_ms"]
+            .clone();
+    assert!(ended.as_u64().is_some_and(|ms| ms > 0), "{ended}");
+    for row in &rows {
+        let name = row["username"].as_str().expect("a username").to_owned();
+        let reply = send(addr, "GET", &format!("/api/users/{name}"), None, None).await;
+        let p = reply.json();
+        let seasons = p["seasons"].as_array().cloned().unwrap_or_default();
+        assert_eq!(seasons.len(), 1, "{p}");
+        let s = &seasons[0];
+        assert_eq!(s["season"], 1, "{p}");
+        assert_eq!(s["ended_ms"], ended, "{p}");
+        assert_eq!(
+            s["ranks"]["infinite"], row["rank"],
+            "{name}: {p} vs {board}"
+        );
+        assert_eq!(s["ranks"]["xo"], serde_json::Value::Null, "{p}");
+        assert_eq!(s["ladders"]["infinite"]["rating"], row["rating"], "{p}");
+        assert_eq!(s["ladders"]["infinite"]["games"], row["games"], "{p}");
+    }
+    assert_eq!(profile("omar").await["seasons"][0]["ranks"]["infinite"], 1);
+    assert_eq!(profile("sara").await["seasons"], serde_json::json!([]));
+
+    // Season 2: lina beats omar. Profiles read while the owner archives it, all held and
+    // released together, each see one moment: season 2's game on the current ladder or in
+    // the archive, never in both or in neither.
+    support::play_rated_until_resignation(addr, &lina, &omar).await;
+    let mut held = Vec::new();
+    for _ in 0..24 {
+        held.push(
+            hold_request(
+                Ipv4Addr::LOCALHOST,
+                addr,
+                "GET",
+                "/api/users/omar",
+                "",
+                None,
+            )
+            .await,
+        );
+    }
+    let archive = hold_post(
+        Ipv4Addr::LOCALHOST,
+        addr,
+        "/api/owner/seasons",
+        "{}",
+        Some(&sara),
+    )
+    .await;
+    let reads = futures_util::future::join_all(held.into_iter().map(|s| finish(s, b'\n')));
+    let (answers, (status, text)) = tokio::join!(reads, finish(archive, b'}'));
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(body_json(&text)["archived"], 2, "{text}");
+    for (status, text) in &answers {
+        assert_eq!(*status, 200, "{text}");
+        let p = body_json(text);
+        let archived = p["seasons"].as_array().map_or(0, Vec::len);
+        let current = &p["ladders"]["infinite"]["games"];
+        assert!(
+            (archived == 1 && *current == 1) || (archived == 2 && *current == 0),
+            "a profile read across the archive: {p}"
+        );
+        assert_eq!(infinite_games(&p), 3, "{p}");
+    }
+
+    // Both seasons, oldest first, each with omar's place in it.
+    let omar_now = profile("omar").await;
+    let seasons = &omar_now["seasons"];
+    assert_eq!(seasons.as_array().map(Vec::len), Some(2), "{omar_now}");
+    assert_eq!(seasons[0]["season"], 1);
+    assert_eq!(seasons[0]["ranks"]["infinite"], 1);
+    assert_eq!(seasons[0]["ladders"]["infinite"]["wins"], 2);
+    assert_eq!(seasons[1]["season"], 2);
+    assert_eq!(seasons[1]["ranks"]["infinite"], 2);
+    assert_eq!(seasons[1]["ladders"]["infinite"]["losses"], 1);
+    assert_eq!(profile("lina").await["seasons"][1]["ranks"]["infinite"], 1);
+    // nour played no game in season 2, so only season 1 is on the profile.
+    let nour = profile("nour").await;
+    assert_eq!(nour["seasons"].as_array().map(Vec::len), Some(1), "{nour}");
 }

@@ -9,7 +9,7 @@ use protocol::records::UserId;
 
 pub use protocol::http::{
     Account, ApiErrorBody, ApiErrorCode, ChangePassword, Credentials, GameView, LadderView,
-    Leaderboard, Profile, ServerConfig, SignedOut,
+    Leaderboard, Profile, ProfileSeason, ServerConfig, SignedOut,
 };
 
 /// Why a request failed: the HTTP status (0 when the server was not reached) and the server's

@@ -30,6 +30,15 @@ pub fn origin() -> String {
         .unwrap_or_default()
 }
 
+/// Opens `path` as a new page load (for a page of the other bundle).
+pub fn load(path: &str) {
+    if let Some(w) = window()
+        && let Err(e) = w.location().assign(path)
+    {
+        gloo::console::warn!("location.assign failed", e);
+    }
+}
+
 /// Adds `path` to the history unless it is already the address.
 pub fn push_path(path: &str) {
     if current_path() == path {

@@ -275,6 +275,9 @@ texts! {
     SeasonRow => "Season {0} · ended {1} · {2} players", "الموسم {0}، انتهى {1}، {2} لاعب";
     SeasonArchivedTitle => "Season {0} (archived)", "الموسم {0} (مؤرشف)";
     SeasonBackToCurrent => "Current season", "الموسم الحالي";
+    ProfileSeasons => "Past seasons", "المواسم السابقة";
+    ProfileSeasonTitle => "Season {0} · ended {1}", "الموسم {0}، انتهى {1}";
+    ProfileSeasonLadder => "{0}: rank {1} · rating {2} · games {3}", "{0}: المرتبة {1}، التصنيف {2}، المباريات {3}";
     BackupDownloadHelp => "One file with every account, rating, game, owner and season as they are now. Keep it somewhere safe: it holds the password hashes.", "ملف واحد فيه كل الحسابات والتقييمات والمباريات والمالكين والمواسم كما هي الآن. احفظه في مكان آمن: ففيه تجزئات كلمات المرور.";
     BackupDownload => "Download a backup", "نزّل نسخة احتياطية";
     RestoreTitle => "Restore a backup", "استعد نسخة احتياطية";

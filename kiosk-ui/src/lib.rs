@@ -43,7 +43,22 @@ pub mod route;
 pub mod state;
 pub mod ws;
 
-/// Mounts the app on the page's `<body>`.
+/// Mounts the app with every page but the owner's on the page's `<body>` (`kiosk-ui.js`).
 pub fn start() {
-    yew::Renderer::<components::App>::new().render();
+    mount(components::app::Pages {
+        bundle: route::Bundle::Main,
+        render: components::app::main_page,
+    });
+}
+
+/// Mounts the app with the owner's pages (`kiosk-owner.js`, loaded at `/owner…`).
+pub fn start_owner() {
+    mount(components::app::Pages {
+        bundle: route::Bundle::Owner,
+        render: components::app::owner_page,
+    });
+}
+
+fn mount(pages: components::app::Pages) {
+    yew::Renderer::<components::App>::with_props(components::app::AppProps { pages }).render();
 }

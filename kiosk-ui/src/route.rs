@@ -163,6 +163,27 @@ impl Route {
     pub fn watches_lobby(&self) -> bool {
         matches!(self, Route::Home | Route::Kiosk)
     }
+
+    /// The bundle that shows this route: the owner's pages are a download of their own (the
+    /// UI's size budget, issue 16), loaded only at `/owner…`; `None` for a path either shows
+    /// as "not found".
+    pub fn bundle(&self) -> Option<Bundle> {
+        match self {
+            Route::Owner(_) => Some(Bundle::Owner),
+            Route::NotFound(_) => None,
+            _ => Some(Bundle::Main),
+        }
+    }
+}
+
+/// One of the UI's two downloads; `index.html` loads the owner's for paths whose first
+/// segment is `owner`, exactly those that [`Route::parse`] makes owner pages or "not found".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bundle {
+    /// `kiosk-ui.js`: every page but the owner's.
+    Main,
+    /// `kiosk-owner.js`: the owner's pages.
+    Owner,
 }
 
 fn valid_segment(s: &str) -> bool {
@@ -257,6 +278,25 @@ mod tests {
             Route::NotFound(_)
         ));
         assert_eq!(Route::parse("/owner/"), Route::Owner(OwnerSection::Hub));
+    }
+
+    #[test]
+    fn owner_paths_belong_to_the_owner_bundle_and_no_other_path_does() {
+        for path in ["/owner", "/owner/", "//owner/players", "/owner/settings"] {
+            assert_eq!(Route::parse(path).bundle(), Some(Bundle::Owner), "{path}");
+        }
+        // What index.html loads the owner's bundle for but no owner page is: "not found",
+        // which both bundles show, so the page never reloads in a loop.
+        assert_eq!(Route::parse("/owner/nope").bundle(), None);
+        for path in [
+            "/",
+            "/kiosk",
+            "/profile/sara",
+            "/leaderboard/xo/season/2",
+            "/ownerx",
+        ] {
+            assert_ne!(Route::parse(path).bundle(), Some(Bundle::Owner), "{path}");
+        }
     }
 
     #[test]

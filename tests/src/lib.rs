@@ -73,6 +73,10 @@ pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
+    port: u16,
+    data_dir: PathBuf,
+    kiosk_idle_s: u64,
+    extra: Vec<String>,
     _data: TempDir,
 }
 
@@ -85,55 +89,99 @@ impl Server {
     /// Starts the server with its data in `data_dir` (a fresh temporary one when `None`) and
     /// `extra` flags after the usual ones.
     pub async fn start_with(kiosk_idle_s: u64, data_dir: Option<&Path>, extra: &[&str]) -> Server {
-        let bin = server_binary();
-        assert!(
-            bin.is_file(),
-            "{} is missing: run scripts/test-browser (it builds the UI and the server)",
-            bin.display()
-        );
         let data = tempfile::tempdir().expect("temporary data directory");
-        let port_file = data.path().join("port");
-        let child = Command::new(&bin)
-            .arg("--bind")
-            .arg("127.0.0.1:0")
-            .arg("--data-dir")
-            .arg(data_dir.map_or_else(|| data.path().join("data"), Path::to_path_buf))
-            .arg("--port-file")
-            .arg(&port_file)
-            .arg("--kiosk-idle")
-            .arg(kiosk_idle_s.to_string())
-            .arg("--log")
-            .arg("warn")
-            // Browser tests register several players from 127.0.0.1.
-            .arg("--max-registrations-per-address")
-            .arg("0")
-            .args(extra)
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start firmware-host");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let port: u16 = loop {
-            if let Ok(text) = std::fs::read_to_string(&port_file) {
-                if let Ok(port) = text.trim().parse() {
-                    break port;
-                }
-            }
-            assert!(Instant::now() < deadline, "the server wrote no port file");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        };
-        wait_for_port(port, "firmware-host").await;
+        let data_dir = data_dir.map_or_else(|| data.path().join("data"), Path::to_path_buf);
+        let extra: Vec<String> = extra.iter().map(|&a| a.to_owned()).collect();
+        let (child, port) = spawn_server(data.path(), 0, &data_dir, kiosk_idle_s, &extra).await;
         Server {
             child,
             base: format!("http://127.0.0.1:{port}"),
+            port,
+            data_dir,
+            kiosk_idle_s,
+            extra,
             _data: data,
         }
+    }
+
+    /// After the process stopped by itself (an owner's restart: on a computer of its own
+    /// nothing starts it again), starts it again on the same port with the same data, as the
+    /// image's service would.
+    pub async fn start_again(&mut self) {
+        let stopped = tokio::time::timeout(Duration::from_secs(30), self.child.wait()).await;
+        assert!(
+            matches!(stopped, Ok(Ok(_))),
+            "the server did not stop by itself: {stopped:?}"
+        );
+        let (child, _) = spawn_server(
+            self._data.path(),
+            self.port,
+            &self.data_dir,
+            self.kiosk_idle_s,
+            &self.extra,
+        )
+        .await;
+        self.child = child;
     }
 
     /// The absolute URL of `path`.
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
     }
+}
+
+/// Starts the server on `port` (0: any free one) and returns it with the port it listens on,
+/// once it accepts connections; `scratch` holds its port file.
+async fn spawn_server(
+    scratch: &Path,
+    port: u16,
+    data_dir: &Path,
+    kiosk_idle_s: u64,
+    extra: &[String],
+) -> (Child, u16) {
+    let bin = server_binary();
+    assert!(
+        bin.is_file(),
+        "{} is missing: run scripts/test-browser (it builds the UI and the server)",
+        bin.display()
+    );
+    let port_file = scratch.join("port");
+    if let Err(e) = std::fs::remove_file(&port_file)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        panic!("cannot remove the old port file: {e}");
+    }
+    let child = Command::new(&bin)
+        .arg("--bind")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .arg("--port-file")
+        .arg(&port_file)
+        .arg("--kiosk-idle")
+        .arg(kiosk_idle_s.to_string())
+        .arg("--log")
+        .arg("warn")
+        // Browser tests register several players from 127.0.0.1.
+        .arg("--max-registrations-per-address")
+        .arg("0")
+        .args(extra)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start firmware-host");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let port: u16 = loop {
+        if let Ok(text) = std::fs::read_to_string(&port_file) {
+            if let Ok(port) = text.trim().parse() {
+                break port;
+            }
+        }
+        assert!(Instant::now() < deadline, "the server wrote no port file");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    wait_for_port(port, "firmware-host").await;
+    (child, port)
 }
 
 impl Drop for Server {

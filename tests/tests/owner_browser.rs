@@ -511,6 +511,18 @@ async fn players(
     .await?;
     assert_eq!(rows, serde_json::json!(1), "the search narrows the list");
     open_manage(owner, &pat).await?;
+    // The rename button's words stay on one line beside the field, in Arabic too.
+    let heights = js(
+        owner,
+        "const h = (css) => document.querySelector(css).getBoundingClientRect().height; \
+         return [h('#rename-submit'), h('#rename-input')];",
+    )
+    .await?;
+    assert!(
+        heights[0].as_f64() <= heights[1].as_f64(),
+        "{}: the rename button is one line, as tall as its field: {heights}",
+        r.lang
+    );
 
     // A taken name and an invalid one: refused, in words; nothing changes.
     let refusals = if r.lang == "ar" {
@@ -773,9 +785,11 @@ async fn seasons(owner: &Client, r: &Round, problems: &mut Vec<String>) -> Outco
 /// a good one is previewed, then restored after a confirmation, the replaced data kept.
 async fn backup(owner: &Client, r: &Round, cookie: &str, problems: &mut Vec<String>) -> Outcome {
     open_section(owner, &r.base, "backup").await?;
-    let link = xo_tests::attr_of(owner, "#backup-download", "href")
-        .await
-        .ok_or("a download link")?;
+    // The page shows the link once it knows the reader is an owner.
+    let link = eventually("a download link", || async {
+        xo_tests::attr_of(owner, "#backup-download", "href").await
+    })
+    .await?;
     assert!(
         xo_tests::attr_of(owner, "#backup-download", "download")
             .await

@@ -7,8 +7,9 @@
 
 use fantoccini::Client;
 use xo_tests::{
-    Driver, Outcome, Server, check_layout_matrix, click, eventually, js, open_live, register,
-    report, run_session, set_lang, text_of, type_into, wait_js, wait_text,
+    Driver, Outcome, Server, assert_in_view, check_layout_matrix, click, eventually, js, open_live,
+    register, report, run_session, save_screenshot, set_lang, set_viewport, text_of, type_into,
+    wait_js, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
@@ -48,6 +49,40 @@ async fn value_of(client: &Client, css: &str) -> Result<serde_json::Value, Strin
     .await
 }
 
+/// At 800 × 480 the form is taller than the screen: the save button stays in view at the top
+/// of the page and scrolled to the middle, and the language's legend starts where the fields'
+/// labels start (left in English, right in Arabic). Leaves the phone's size, in English.
+async fn save_stays_in_view_and_labels_line_up(phone: &Client) -> Outcome {
+    set_viewport(phone, KIOSK.0, KIOSK.1).await?;
+    for lang in ["en", "ar"] {
+        set_lang(phone, lang).await?;
+        for scroll in ["0", "document.body.scrollHeight / 3"] {
+            js(phone, &format!("window.scrollTo(0, {scroll}); return 0;")).await?;
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            assert_in_view(phone, "#settings-save", f64::from(KIOSK.1)).await?;
+        }
+        let edges = js(
+            phone,
+            "const e = (css) => document.querySelector(css).getBoundingClientRect(); \
+             const rtl = document.documentElement.dir === 'rtl'; \
+             const edge = (r) => rtl ? r.right : r.left; \
+             return [edge(e('#settings-language legend')), edge(e('label[for=settings-idle]')), \
+                     edge(e('#settings-wifi legend'))];",
+        )
+        .await?;
+        let at = |i: usize| edges[i].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (at(0) - at(1)).abs() < 0.5 && (at(2) - at(1)).abs() < 0.5,
+            "{lang}: the legends start where the labels do: {edges}"
+        );
+    }
+    js(phone, "window.scrollTo(0, 0); return 0;").await?;
+    save_screenshot(phone, "owner-settings-save-in-view-en").await;
+    set_lang(phone, "en").await?;
+    set_viewport(phone, PHONE.0, PHONE.1).await?;
+    Ok(())
+}
+
 async fn owner_changes_the_settings(phone: Client, base: String) -> Outcome {
     become_owner(&phone, &base, "boss").await?;
     open_live(&phone, &format!("{base}/owner/settings")).await?;
@@ -66,6 +101,7 @@ async fn owner_changes_the_settings(phone: Client, base: String) -> Outcome {
 
     let problems = check_layout_matrix(&phone, "owner-settings", PHONE).await?;
     report(&problems)?;
+    save_stays_in_view_and_labels_line_up(&phone).await?;
 
     // A bad idle time, in Arabic: refused in words, nothing stored.
     set_lang(&phone, "ar").await?;

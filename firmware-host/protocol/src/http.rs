@@ -493,7 +493,7 @@ pub struct LadderView {
 }
 
 /// One value per game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PerGame<T> {
     pub xo: T,
     pub infinite: T,
@@ -552,13 +552,80 @@ impl From<Mark> for Winner {
 /// `GET /api/games/{id}` and a profile's recent games: the [`FinishedGame`] fields plus the
 /// winner and the rating updates it caused (empty for unrated games).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "GameViewFields", into = "GameViewFields")]
 pub struct GameView {
-    #[serde(flatten)]
     pub game: FinishedGame,
     /// `null` for a draw.
     pub winner: Option<Winner>,
-    #[serde(default)]
     pub rating_updates: Vec<RatingUpdateView>,
+}
+
+/// [`GameView`] as sent: the [`FinishedGame`] fields beside its own, spelled out. The same
+/// JSON as `#[serde(flatten)]`, whose buffered decoding would put a second decoder of every
+/// [`FinishedGame`] field type into the web UI's download.
+#[derive(Serialize, Deserialize)]
+struct GameViewFields {
+    id: String,
+    game: Game,
+    rated: bool,
+    x: crate::records::PlayerRef,
+    o: crate::records::PlayerRef,
+    moves: Vec<engine::Cell>,
+    end: crate::records::GameEnd,
+    started_at_ms: u64,
+    ended_at_ms: u64,
+    winner: Option<Winner>,
+    #[serde(default)]
+    rating_updates: Vec<RatingUpdateView>,
+}
+
+impl From<GameViewFields> for GameView {
+    fn from(f: GameViewFields) -> GameView {
+        GameView {
+            game: FinishedGame {
+                id: f.id,
+                game: f.game,
+                rated: f.rated,
+                x: f.x,
+                o: f.o,
+                moves: f.moves,
+                end: f.end,
+                started_at_ms: f.started_at_ms,
+                ended_at_ms: f.ended_at_ms,
+            },
+            winner: f.winner,
+            rating_updates: f.rating_updates,
+        }
+    }
+}
+
+impl From<GameView> for GameViewFields {
+    fn from(v: GameView) -> GameViewFields {
+        let FinishedGame {
+            id,
+            game,
+            rated,
+            x,
+            o,
+            moves,
+            end,
+            started_at_ms,
+            ended_at_ms,
+        } = v.game;
+        GameViewFields {
+            id,
+            game,
+            rated,
+            x,
+            o,
+            moves,
+            end,
+            started_at_ms,
+            ended_at_ms,
+            winner: v.winner,
+            rating_updates: v.rating_updates,
+        }
+    }
 }
 
 impl GameView {
@@ -594,7 +661,14 @@ pub struct Profile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileSeason {
     pub season: u64,
+    /// When the season ended, in milliseconds since the Unix epoch.
+    #[serde(default)]
+    pub ended_ms: u64,
     pub ladders: PerGame<LadderView>,
+    /// The player's place on each of the season's ladders, from 1, as its archived leaderboard
+    /// ranks it; `None` on a ladder they had no game of that season.
+    #[serde(default)]
+    pub ranks: PerGame<Option<u32>>,
 }
 
 /// One row of a leaderboard.

@@ -59,7 +59,7 @@ pub use health::{StorageHealth, StorageState};
 pub use owners::{DELETED_NAME, OwnerError, OwnerRecord};
 pub use records::{LadderStats, StoredGame, UserRecord};
 pub use reset_codes::{ResetCodeRecord, ResetGuess};
-pub use seasons::{SeasonRecord, SeasonRow};
+pub use seasons::{PlayerSeason, SeasonRecord, SeasonRow};
 pub use settings::{SettingsRecord, StoredLanguage, StoredWifi};
 pub use writer::{DURABLE_WITHIN, HEAL_EVERY, LOSS_BOUND};
 
@@ -584,23 +584,7 @@ impl Store {
         &self,
         name: &str,
     ) -> Result<Option<(UserId, UserRecord)>, StoreError> {
-        self.inner.core.read(|txn| {
-            let names = txn.open_table(USERNAMES).map_err(store_err)?;
-            let Some(id) = names
-                .get(name.to_lowercase().as_str())
-                .map_err(store_err)?
-                .map(|g| g.value())
-            else {
-                return Ok(None);
-            };
-            let users = txn.open_table(USERS).map_err(store_err)?;
-            match users.get(id).map_err(store_err)? {
-                Some(bytes) => Ok(Some((id, decode_user(bytes.value())?))),
-                None => Err(StoreError::Corrupted(format!(
-                    "username index names missing user {id}"
-                ))),
-            }
-        })
+        self.inner.core.read(|txn| user_by_name_in(txn, name))
     }
 
     /// A player by id.
@@ -693,21 +677,7 @@ impl Store {
         let Some(season) = self.season_blocking(number)? else {
             return Ok(None);
         };
-        let mut rows: Vec<LeaderboardRow> = season
-            .rows
-            .into_iter()
-            .map(|row| LeaderboardRow {
-                user: row.user,
-                stats: match game {
-                    Game::Xo => row.xo,
-                    Game::Infinite => row.infinite,
-                },
-                name: row.name,
-            })
-            .filter(|row| row.stats.games() > 0)
-            .collect();
-        rank(&mut rows, limit);
-        Ok(Some(rows))
+        Ok(Some(seasons::season_ladder(&season, game, limit)))
     }
 
     /// How many open rooms are saved.
@@ -732,6 +702,28 @@ impl Store {
             let games = txn.open_table(GAMES).map_err(store_err)?;
             games.len().map_err(store_err)
         })
+    }
+}
+
+/// A player by username (any case), within one read.
+fn user_by_name_in(
+    txn: &ReadTransaction,
+    name: &str,
+) -> Result<Option<(UserId, UserRecord)>, StoreError> {
+    let names = txn.open_table(USERNAMES).map_err(store_err)?;
+    let Some(id) = names
+        .get(name.to_lowercase().as_str())
+        .map_err(store_err)?
+        .map(|g| g.value())
+    else {
+        return Ok(None);
+    };
+    let users = txn.open_table(USERS).map_err(store_err)?;
+    match users.get(id).map_err(store_err)? {
+        Some(bytes) => Ok(Some((id, decode_user(bytes.value())?))),
+        None => Err(StoreError::Corrupted(format!(
+            "username index names missing user {id}"
+        ))),
     }
 }
 

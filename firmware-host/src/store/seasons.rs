@@ -6,14 +6,17 @@
 //! `seasons` is a table of its own beside the schema-2 tables (as `owners`), so an older
 //! release still opens the file; games keep their rating changes as they were.
 
+use engine::Game;
 use protocol::records::UserId;
-use redb::{ReadableTable, TableDefinition, WriteTransaction};
+use redb::{ReadTransaction, ReadableTable, TableDefinition, WriteTransaction};
 use rooms::StoreError;
 use serde::{Deserialize, Serialize};
 
-use super::records::{LadderStats, VersionedUser, decode, decode_user, encode, u64_from_meta};
+use super::records::{
+    LadderStats, UserRecord, VersionedUser, decode, decode_user, encode, u64_from_meta,
+};
 use super::writer::{Op, Outcome};
-use super::{META, Store, USERS, store_err};
+use super::{LeaderboardRow, META, Store, USERS, store_err};
 
 /// season number → `VersionedSeason`.
 pub(super) const SEASONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("seasons");
@@ -39,6 +42,62 @@ pub struct SeasonRecord {
     pub ended_ms: u64,
     /// Players with at least one rated game that season.
     pub rows: Vec<SeasonRow>,
+}
+
+/// One player's part in an archived season, for their profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerSeason {
+    pub number: u64,
+    pub ended_ms: u64,
+    pub xo: LadderStats,
+    pub infinite: LadderStats,
+    /// The places on the season's ladders (xo, infinite), from 1, as its archived leaderboard
+    /// orders them; `None` on a ladder the player had no game of.
+    pub xo_rank: Option<u32>,
+    pub infinite_rank: Option<u32>,
+}
+
+/// One ladder of an archived season, ranked as [`Store::leaderboard_blocking`] ranks the
+/// current one.
+pub(super) fn season_ladder(
+    season: &SeasonRecord,
+    game: Game,
+    limit: usize,
+) -> Vec<LeaderboardRow> {
+    let mut rows: Vec<LeaderboardRow> = season
+        .rows
+        .iter()
+        .map(|row| LeaderboardRow {
+            user: row.user,
+            stats: match game {
+                Game::Xo => row.xo,
+                Game::Infinite => row.infinite,
+            },
+            name: row.name.clone(),
+        })
+        .filter(|row| row.stats.games() > 0)
+        .collect();
+    super::rank(&mut rows, limit);
+    rows
+}
+
+/// `user`'s place on one ladder of `season`, from 1.
+fn place(season: &SeasonRecord, game: Game, user: UserId) -> Option<u32> {
+    season_ladder(season, game, usize::MAX)
+        .iter()
+        .position(|row| row.user == user)
+        .and_then(|i| u32::try_from(i + 1).ok())
+}
+
+fn seasons_in(txn: &ReadTransaction) -> Result<Vec<SeasonRecord>, StoreError> {
+    let seasons = txn.open_table(SEASONS).map_err(store_err)?;
+    let mut out = Vec::new();
+    for entry in seasons.iter().map_err(store_err)? {
+        let (_, bytes) = entry.map_err(store_err)?;
+        let VersionedSeason::V1(s) = decode(bytes.value(), "season")?;
+        out.push(s);
+    }
+    Ok(out)
 }
 
 #[derive(Serialize, Deserialize)]
@@ -76,15 +135,35 @@ impl Store {
 
     /// Every archived season, oldest first.
     pub fn seasons_blocking(&self) -> Result<Vec<SeasonRecord>, StoreError> {
+        self.inner.core.read(seasons_in)
+    }
+
+    /// A player by username (any case) with the archived seasons they played, oldest first,
+    /// from one read: a season archived meanwhile is either in the seasons with the ladders
+    /// back at the start, or not yet archived with the ladders as they were.
+    pub fn user_with_seasons_blocking(
+        &self,
+        name: &str,
+    ) -> Result<Option<(UserId, UserRecord, Vec<PlayerSeason>)>, StoreError> {
         self.inner.core.read(|txn| {
-            let seasons = txn.open_table(SEASONS).map_err(store_err)?;
-            let mut out = Vec::new();
-            for entry in seasons.iter().map_err(store_err)? {
-                let (_, bytes) = entry.map_err(store_err)?;
-                let VersionedSeason::V1(s) = decode(bytes.value(), "season")?;
-                out.push(s);
-            }
-            Ok(out)
+            let Some((id, user)) = super::user_by_name_in(txn, name)? else {
+                return Ok(None);
+            };
+            let played = seasons_in(txn)?
+                .iter()
+                .filter_map(|season| {
+                    let row = season.rows.iter().find(|r| r.user == id)?;
+                    Some(PlayerSeason {
+                        number: season.number,
+                        ended_ms: season.ended_ms,
+                        xo: row.xo,
+                        infinite: row.infinite,
+                        xo_rank: place(season, Game::Xo, id),
+                        infinite_rank: place(season, Game::Infinite, id),
+                    })
+                })
+                .collect();
+            Ok(Some((id, user, played)))
         })
     }
 

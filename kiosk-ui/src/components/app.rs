@@ -12,7 +12,7 @@ use yew::prelude::*;
 use crate::api;
 use crate::dom;
 use crate::i18n::{Lang, T};
-use crate::route::{OwnerSection, Route};
+use crate::route::{Bundle, OwnerSection, Route};
 use crate::state::{Action, AppState, Conn, idle_return_due, lang_reset_due, still_playing_left};
 use crate::ws::Socket;
 
@@ -29,10 +29,52 @@ use super::room::RoomPage;
 use super::rules::Rules;
 use super::sign_in::SignIn;
 
-/// The owner's page for `section` (issue 16.2).
-fn owner_page(section: OwnerSection) -> Html {
+/// The pages one bundle shows. Each entry point names its own function, so that the other
+/// bundle's pages are never linked into its download.
+#[derive(Debug, Clone, Copy)]
+pub struct Pages {
+    pub bundle: Bundle,
+    /// The page of a route of this bundle; `None` for the other bundle's routes and "not
+    /// found".
+    pub render: fn(&Route) -> Option<Html>,
+}
+
+impl PartialEq for Pages {
+    fn eq(&self, other: &Pages) -> bool {
+        self.bundle == other.bundle
+    }
+}
+
+#[derive(Debug, Properties, PartialEq)]
+pub struct AppProps {
+    pub pages: Pages,
+}
+
+/// Every page but the owner's (`kiosk-ui.js`).
+pub fn main_page(route: &Route) -> Option<Html> {
+    Some(match route {
+        Route::Home => html! { <Home /> },
+        Route::Kiosk => html! { <Kiosk /> },
+        Route::Room { id, kiosk } => html! { <RoomPage id={id.clone()} kiosk={*kiosk} /> },
+        Route::Profile(name) => html! { <ProfilePage name={name.clone()} /> },
+        Route::Leaderboard(game) => html! { <LeaderboardPage game={*game} /> },
+        Route::SignIn => html! { <SignIn /> },
+        Route::Rules => html! { <Rules /> },
+        Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
+        Route::ArchivedLeaderboard { game, season } => {
+            html! { <LeaderboardPage game={*game} season={Some(*season)} /> }
+        }
+        Route::Owner(_) | Route::NotFound(_) => return None,
+    })
+}
+
+/// The owner's pages (issue 16.2; `kiosk-owner.js`).
+pub fn owner_page(route: &Route) -> Option<Html> {
     use super::{owner, owner_backup, owner_players, owner_rooms, owner_seasons, owner_update};
-    match section {
+    let Route::Owner(section) = route else {
+        return None;
+    };
+    Some(match section {
         OwnerSection::Hub => html! { <owner::OwnerPage /> },
         OwnerSection::Players => html! { <owner_players::OwnerPlayersPage /> },
         OwnerSection::Rooms => html! { <owner_rooms::OwnerRoomsPage /> },
@@ -41,7 +83,7 @@ fn owner_page(section: OwnerSection) -> Html {
         OwnerSection::Update => html! { <owner_update::OwnerUpdatePage /> },
         OwnerSection::Health => html! { <owner_update::OwnerHealthPage /> },
         OwnerSection::Settings => html! { <super::owner_settings::OwnerSettings /> },
-    }
+    })
 }
 
 /// What the kiosk's idle timer reads; refreshed at every render.
@@ -55,7 +97,8 @@ struct IdleView {
 }
 
 #[component]
-pub fn App() -> Html {
+pub fn App(props: &AppProps) -> Html {
+    let pages = props.pages;
     let state = use_reducer(|| {
         let route = Route::parse(&dom::current_path());
         let stored = dom::stored_lang(route.is_kiosk());
@@ -158,6 +201,11 @@ pub fn App() -> Html {
     {
         let lang = state.lang;
         use_effect_with((state.route.clone(), lang), move |(route, lang)| {
+            // The other bundle's page: load it (index.html picks the bundle by the path).
+            if route.bundle().is_some_and(|b| b != pages.bundle) {
+                dom::load(&route.path());
+                return;
+            }
             dom::push_path(&route.path());
             dom::set_kiosk_class(route.is_kiosk());
             dom::set_title(lang.t(T::AppName));
@@ -276,25 +324,16 @@ pub fn App() -> Html {
         send: (*send).clone(),
         reconnect: (*reconnect).clone(),
     };
-    let page = match &state.route {
-        Route::Home => html! { <Home /> },
-        Route::Kiosk => html! { <Kiosk /> },
-        Route::Room { id, kiosk } => html! { <RoomPage id={id.clone()} kiosk={*kiosk} /> },
-        Route::Profile(name) => html! { <ProfilePage name={name.clone()} /> },
-        Route::Leaderboard(game) => html! { <LeaderboardPage game={*game} /> },
-        Route::SignIn => html! { <SignIn /> },
-        Route::Rules => html! { <Rules /> },
-        Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
-        Route::ArchivedLeaderboard { game, season } => {
-            html! { <LeaderboardPage game={*game} season={Some(*season)} /> }
-        }
-        Route::Owner(section) => owner_page(*section),
-        Route::NotFound(_) => html! {
+    let page = match ((pages.render)(&state.route), &state.route) {
+        (Some(page), _) => page,
+        (None, Route::NotFound(_)) => html! {
             <>
                 <Navbar />
                 <main id="main" class="page"><p>{ ctx.t(T::NotFound) }</p></main>
             </>
         },
+        // The other bundle's page, being loaded.
+        (None, _) => html! { <p role="status">{ ctx.t(T::Loading) }</p> },
     };
     let still_playing = match *idle_left {
         Some(left) => {

@@ -249,11 +249,13 @@ pub fn OwnerSettings() -> Html {
                     <p id="settings-saved" role="status">
                         if let Some(t) = *saved { { ctx.t(t) } }
                     </p>
-                    <button type="submit" class="primary big" id="settings-save" disabled={*busy}>{ ctx.t(T::SettingsSave) }</button>
-                    if form.stored {
-                        <button type="button" class="link-button" id="settings-reset" disabled={*busy}
-                            onclick={onreset}>{ ctx.t(T::SettingsReset) }</button>
-                    }
+                    <div class="form-actions">
+                        <button type="submit" class="primary big" id="settings-save" disabled={*busy}>{ ctx.t(T::SettingsSave) }</button>
+                        if form.stored {
+                            <button type="button" class="link-button" id="settings-reset" disabled={*busy}
+                                onclick={onreset}>{ ctx.t(T::SettingsReset) }</button>
+                        }
+                    </div>
                 </form>
             }
         }

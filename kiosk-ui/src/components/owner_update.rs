@@ -9,6 +9,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::api;
+use crate::dom;
 use crate::i18n::{Lang, T};
 use crate::route::OwnerSection;
 
@@ -41,6 +42,16 @@ enum Restart {
     Going,
     /// It went away; waiting for it to answer again.
     Gone,
+}
+
+/// Whether a server whose uptime is `uptime_s` started after the restart was asked,
+/// `since_asked_ms` ago: then it is the new process, even when it came back between two polls
+/// and no poll ever saw it gone.
+pub fn came_back(uptime_s: u64, since_asked_ms: f64) -> bool {
+    // Uptimes are seconds since start, far below f64's exact range.
+    #[allow(clippy::cast_precision_loss)]
+    let up_ms = uptime_s as f64 * 1000.0;
+    up_ms < since_asked_ms
 }
 
 /// A version list in words ("none" when empty).
@@ -96,6 +107,8 @@ fn Update() -> Html {
     let said_last = use_state(|| None::<Said>);
     let busy = use_state(|| false);
     let restart = use_state(|| Restart::No);
+    // When the restart was asked (the browser's clock, ms).
+    let asked_ms = use_mut_ref(|| 0.0_f64);
     let generation = use_state(|| 0u32);
     {
         let (status, said_last) = (status.clone(), said_last.clone());
@@ -108,19 +121,28 @@ fn Update() -> Html {
             });
         });
     }
-    // After a restart: watch /api/health go away and come back.
+    // After a restart: watch /api/health go away and come back, or answer with the uptime
+    // of a process started since.
     {
-        let (restart, said_last, generation) =
-            (restart.clone(), said_last.clone(), generation.clone());
+        let (restart, said_last, generation, asked_ms) = (
+            restart.clone(),
+            said_last.clone(),
+            generation.clone(),
+            asked_ms.clone(),
+        );
         use_effect_with(*restart, move |&now| {
             let timer = (now != Restart::No).then(|| {
                 Interval::new(1_000, move || {
                     let (restart, said_last, generation) =
                         (restart.clone(), said_last.clone(), generation.clone());
+                    let asked = *asked_ms.borrow();
                     wasm_bindgen_futures::spawn_local(async move {
                         match (api::health().await, *restart) {
                             (Err(_), Restart::Going) => restart.set(Restart::Gone),
-                            (Ok(health), Restart::Gone) => {
+                            (Ok(health), was)
+                                if was == Restart::Gone
+                                    || came_back(health.uptime_s, dom::now_ms() - asked) =>
+                            {
                                 said_last.set(Some(Said::Done(
                                     lang.f(T::RestartedBack, &[&health.version]),
                                 )));
@@ -174,6 +196,7 @@ fn Update() -> Html {
         let (restart, said_last) = (restart.clone(), said_last.clone());
         Callback::from(move |()| {
             let (restart, said_last) = (restart.clone(), said_last.clone());
+            *asked_ms.borrow_mut() = dom::now_ms();
             wasm_bindgen_futures::spawn_local(async move {
                 match api::restart().await {
                     Ok(_) => restart.set(Restart::Going),
@@ -345,6 +368,15 @@ mod tests {
         assert_eq!(size(Lang::En, 81_920), "1 MB");
         assert_eq!(size(Lang::En, 7_516_192_768), "7.5 GB");
         assert_eq!(size(Lang::En, 31_914_983_424), "31.9 GB");
+    }
+
+    #[test]
+    fn a_server_started_since_the_restart_was_asked_is_the_new_one() {
+        // Asked 2.5 s ago: a process up for 2 s started since; the old one, up an hour, did not.
+        assert!(came_back(2, 2_500.0));
+        assert!(came_back(0, 900.0));
+        assert!(!came_back(3_600, 2_500.0));
+        assert!(!came_back(3, 2_500.0));
     }
 
     #[test]

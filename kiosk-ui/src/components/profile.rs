@@ -7,7 +7,7 @@ use protocol::records::{FinishedGame, PlayerRef};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::api::{self, ApiError, LadderView, Profile};
+use crate::api::{self, ApiError, LadderView, Profile, ProfileSeason};
 use crate::credentials::{api_error_text, valid_password};
 use crate::i18n::{Lang, T};
 use crate::room_model::{change_class, player_name, signed};
@@ -16,6 +16,7 @@ use crate::route::Route;
 use super::context::use_ctx;
 use super::link::Link;
 use super::navbar::Navbar;
+use super::owner::date;
 use super::owner_account::DeleteAccountBox;
 
 #[derive(Debug, Properties, PartialEq)]
@@ -50,6 +51,41 @@ fn ladder(lang: Lang, game: Game, l: &LadderView) -> Html {
                 <dt>{ lang.t(T::GamesPlayed) }</dt><dd>{ lang.num(l.games) }</dd>
                 <dt>{ lang.t(T::Points) }</dt><dd>{ lang.num(l.points) }</dd>
             </dl>
+        </section>
+    }
+}
+
+/// The archived seasons the player played, newest first (SPEC O2): per ladder played, the
+/// rank, rating and games as the season ended, each linking to that season's leaderboard.
+fn past_seasons(lang: Lang, seasons: &[ProfileSeason]) -> Html {
+    if seasons.is_empty() {
+        return Html::default();
+    }
+    let rows = seasons.iter().rev().map(|s| {
+        let ladders = Game::ALL.iter().filter_map(|&game| {
+            let rank = (*s.ranks.get(game))?;
+            let l = s.ladders.get(game);
+            let text = lang.f(
+                T::ProfileSeasonLadder,
+                &[lang.game(game), &lang.num(rank), &lang.num(l.rating), &lang.num(l.games)],
+            );
+            Some(html! {
+                <Link to={Route::ArchivedLeaderboard { game, season: s.season }} class="text-link">
+                    { text }
+                </Link>
+            })
+        });
+        html! {
+            <li class="season-row" data-season={s.season.to_string()}>
+                <strong>{ lang.f(T::ProfileSeasonTitle, &[&lang.num(s.season), &date(lang, s.ended_ms)]) }</strong>
+                <span class="season-links">{ for ladders }</span>
+            </li>
+        }
+    });
+    html! {
+        <section class="panel" id="profile-seasons">
+            <h2>{ lang.t(T::ProfileSeasons) }</h2>
+            <ul class="season-list">{ for rows }</ul>
         </section>
     }
 }
@@ -174,6 +210,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
                     { ladder(lang, Game::Xo, &p.ladders.xo) }
                     { ladder(lang, Game::Infinite, &p.ladders.infinite) }
                 </div>
+                { past_seasons(lang, &p.seasons) }
                 <section class="panel recent">
                     <h2>{ ctx.t(T::RecentGames) }</h2>
                     if p.recent_games.is_empty() {

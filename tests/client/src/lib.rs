@@ -303,13 +303,25 @@ pub struct HttpReply {
 /// `POST base+path` with a JSON body on a fresh plain-HTTP/1.1 connection (`Connection:
 /// close`), read to the end within [`REPLY_TIMEOUT`].
 pub async fn post_json(base: &str, path: &str, body: &str) -> Result<HttpReply, ClientError> {
+    request(base, "POST", path, None, body).await
+}
+
+/// [`post_json`] with any method and, if given, a cookie (`xo_session=…`).
+pub async fn request(
+    base: &str,
+    method: &str,
+    path: &str,
+    cookie: Option<&str>,
+    body: &str,
+) -> Result<HttpReply, ClientError> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let host = base
         .strip_prefix("http://")
         .ok_or_else(|| ClientError::Connect(format!("{base}: only http:// is supported")))?
         .trim_end_matches('/');
+    let cookie = cookie.map_or_else(String::new, |c| format!("Cookie: {c}\r\n"));
     let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{cookie}\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
@@ -346,7 +358,7 @@ pub async fn post_json(base: &str, path: &str, body: &str) -> Result<HttpReply, 
         .filter_map(|line| line.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    // The account answers are small JSON bodies sent with a Content-Length; a chunked body is
+    // The server sends its JSON answers with a Content-Length; a chunked body is
     // not expected here.
     Ok(HttpReply {
         status,
