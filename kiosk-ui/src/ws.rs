@@ -75,8 +75,9 @@ fn decode_hello(text: &str) -> Result<ServerMsg, String> {
 fn decode(data: &wasm_bindgen::JsValue) -> Result<ServerMsg, String> {
     match data.as_string() {
         Some(text) => decode_hello(&text),
-        None => postcard::from_bytes(&js_sys::Uint8Array::new(data).to_vec())
-            .map_err(|e| e.to_string()),
+        None => {
+            postcard::from_bytes(&js_sys::Uint8Array::new(data).to_vec()).map_err(|e| e.to_string())
+        }
     }
 }
 
