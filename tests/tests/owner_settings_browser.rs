@@ -61,6 +61,7 @@ async fn save_stays_in_view_and_labels_line_up(phone: &Client) -> Outcome {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             assert_in_view(phone, "#settings-save", f64::from(KIOSK.1)).await?;
         }
+        save_screenshot(phone, &format!("owner-settings-save-in-view-{lang}")).await;
         let edges = js(
             phone,
             "const e = (css) => document.querySelector(css).getBoundingClientRect(); \
@@ -77,7 +78,6 @@ async fn save_stays_in_view_and_labels_line_up(phone: &Client) -> Outcome {
         );
     }
     js(phone, "window.scrollTo(0, 0); return 0;").await?;
-    save_screenshot(phone, "owner-settings-save-in-view-en").await;
     set_lang(phone, "en").await?;
     set_viewport(phone, PHONE.0, PHONE.1).await?;
     Ok(())

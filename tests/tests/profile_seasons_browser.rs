@@ -4,13 +4,12 @@
 //! and each links to that season's archived leaderboard. Run by
 //! `scripts/test-browser profile_seasons`.
 
-use fantoccini::Client;
-use fantoccini::Locator;
+use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 use xo_client::Client as Ws;
 use xo_tests::{
     Driver, Outcome, Server, check_layout_matrix, click, eventually, open_live, report,
-    run_sessions, save_screenshot, set_lang, text_of, wait_path_is, wait_text,
+    run_sessions, save_screenshot, set_lang, wait_path_is, wait_text,
 };
 
 const KIOSK: (u32, u32) = (800, 480);
