@@ -836,7 +836,7 @@ impl Persistence for Store {
 
 /// Creates every table, and checks the schema version, migrating an older file in the same
 /// transaction (all of it or nothing). A file that already has every table at this schema is
-/// left as it is: committing nothing would still cost a sync of the card at every start.
+/// left as it is: even a commit that changes nothing syncs the card, at every start.
 fn migrate(db: &Database) -> Result<(), StoreError> {
     let txn = db.begin_write().map_err(store_err)?;
     let tables_before = count_tables(&txn)?;
