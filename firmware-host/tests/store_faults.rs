@@ -31,6 +31,8 @@ struct Faults {
     set_len: AtomicBool,
     sync_data: AtomicBool,
     injected: AtomicU64,
+    /// Syncs that reached the file.
+    syncs: AtomicU64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +98,7 @@ impl StorageBackend for Faulty {
 
     fn sync_data(&self) -> Result<(), std::io::Error> {
         self.faults.check(Kind::SyncData)?;
+        self.faults.syncs.fetch_add(1, Ordering::SeqCst);
         self.inner.sync_data()
     }
 
@@ -109,28 +112,31 @@ impl StorageBackend for Faulty {
     }
 }
 
+/// The redb database in `dir`, through a backend that fails on command.
+fn faulty_database(
+    dir: &Path,
+    faults: &Arc<Faults>,
+) -> Result<redb::Database, redb::DatabaseError> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(dir.join(DB_FILE))
+        .map_err(|e| redb::DatabaseError::Storage(redb::StorageError::Io(e)))?;
+    redb::Database::builder().create_with_backend(Faulty {
+        inner: FileBackend::new(file)?,
+        faults: Arc::clone(faults),
+    })
+}
+
 /// The real store on `dir`, through a backend that fails on command.
 fn open_faulty(dir: &Path, faults: &Arc<Faults>) -> Store {
-    let path = dir.join(DB_FILE);
     let faults = Arc::clone(faults);
+    let data_dir = dir.to_owned();
     std::fs::create_dir_all(dir).expect("data dir");
-    Store::open_with_blocking(
-        dir,
-        Box::new(move || {
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(|e| redb::DatabaseError::Storage(redb::StorageError::Io(e)))?;
-            redb::Database::builder().create_with_backend(Faulty {
-                inner: FileBackend::new(file)?,
-                faults: Arc::clone(&faults),
-            })
-        }),
-    )
-    .expect("store opens")
+    Store::open_with_blocking(dir, Box::new(move || faulty_database(&data_dir, &faults)))
+        .expect("store opens")
 }
 
 fn now() -> u64 {
@@ -526,4 +532,41 @@ async fn a_settings_save_on_a_failing_card_is_refused_and_leaves_one_save_whole(
     tokio::task::spawn_blocking(move || reopened.shutdown_blocking())
         .await
         .expect("shut down");
+}
+
+/// Starting on a file that needs no change commits nothing: opening the store syncs the card
+/// no more often than opening the bare redb database does (redb's own open; closing is not
+/// counted), since each sync costs milliseconds on an SD card before the server can answer.
+#[test]
+fn reopening_an_unchanged_store_commits_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (faults, store, users, first) = store_with_a_result(dir.path());
+    store.shutdown_blocking();
+    drop(store);
+    let before = faults.syncs.load(Ordering::SeqCst);
+    let bare = faulty_database(dir.path(), &faults).expect("redb opens");
+    let redb_open = faults.syncs.load(Ordering::SeqCst) - before;
+    // Closing writes redb's allocator state (its own commit), so that the next open finds
+    // the file as the store left it.
+    drop(bare);
+    let before = faults.syncs.load(Ordering::SeqCst);
+    let store = open_faulty(dir.path(), &faults);
+    let store_open = faults.syncs.load(Ordering::SeqCst) - before;
+    assert_eq!(
+        store_open, redb_open,
+        "opening an unchanged store synced {store_open} times, redb's own open {redb_open}"
+    );
+    let found = store
+        .game_blocking(&first.id)
+        .expect("read")
+        .expect("the stored game");
+    assert_eq!(found.game, first);
+    for (id, name) in users {
+        let (found, _) = store
+            .user_by_name_blocking(name)
+            .expect("read")
+            .unwrap_or_else(|| panic!("account {name} lost"));
+        assert_eq!(found, id);
+    }
+    store.shutdown_blocking();
 }

@@ -43,6 +43,37 @@ pub trait SeatBook {
 #[derive(Debug, Default, Clone)]
 pub struct Seats {
     places: HashMap<UserId, Place>,
+    /// The same seats by room, so that starting or closing a room touches its own seats
+    /// rather than every seat of the server (under the lock every room shares).
+    by_room: HashMap<RoomId, Vec<UserId>>,
+}
+
+impl Seats {
+    /// Seats `user` in `room` (inactive), out of any seat they held.
+    fn seat(&mut self, user: UserId, room: &str) {
+        self.unseat(user);
+        self.places.insert(
+            user,
+            Place {
+                room: room.to_owned(),
+                active: false,
+            },
+        );
+        self.by_room.entry(room.to_owned()).or_default().push(user);
+    }
+
+    /// Forgets `user`'s seat, wherever it is.
+    fn unseat(&mut self, user: UserId) {
+        let Some(place) = self.places.remove(&user) else {
+            return;
+        };
+        if let Some(users) = self.by_room.get_mut(&place.room) {
+            users.retain(|&u| u != user);
+            if users.is_empty() {
+                self.by_room.remove(&place.room);
+            }
+        }
+    }
 }
 
 impl SeatBook for Seats {
@@ -53,25 +84,13 @@ impl SeatBook for Seats {
     fn claim(&mut self, user: UserId, room: &str, may_move: bool) -> Result<Option<RoomId>, Place> {
         match self.places.get(&user) {
             None => {
-                self.places.insert(
-                    user,
-                    Place {
-                        room: room.to_owned(),
-                        active: false,
-                    },
-                );
+                self.seat(user, room);
                 Ok(None)
             }
             Some(place) if place.room == room => Ok(None),
             Some(place) if may_move && !place.active => {
                 let from = place.room.clone();
-                self.places.insert(
-                    user,
-                    Place {
-                        room: room.to_owned(),
-                        active: false,
-                    },
-                );
+                self.seat(user, room);
                 Ok(Some(from))
             }
             Some(place) => Err(place.clone()),
@@ -80,18 +99,22 @@ impl SeatBook for Seats {
 
     fn release(&mut self, user: UserId, room: &str) {
         if self.places.get(&user).is_some_and(|p| p.room == room) {
-            self.places.remove(&user);
+            self.unseat(user);
         }
     }
 
     fn set_active(&mut self, room: &str, active: bool) {
-        for place in self.places.values_mut().filter(|p| p.room == room) {
-            place.active = active;
+        for user in self.by_room.get(room).into_iter().flatten() {
+            if let Some(place) = self.places.get_mut(user) {
+                place.active = active;
+            }
         }
     }
 
     fn release_room(&mut self, room: &str) {
-        self.places.retain(|_, p| p.room != room);
+        for user in self.by_room.remove(room).unwrap_or_default() {
+            self.places.remove(&user);
+        }
     }
 
     fn activate(&mut self, room: &str, users: &[UserId]) -> Result<(), UserId> {
@@ -192,5 +215,33 @@ mod tests {
         assert!(s.place(2).is_some_and(|p| !p.active && p.room == "b"));
         // Once "a" is active, its players cannot be moved out.
         assert!(s.claim(1, "b", true).is_err());
+    }
+
+    #[test]
+    fn a_room_start_and_close_touch_only_its_own_seats_after_moves() {
+        let mut s = Seats::default();
+        s.claim(1, "a", false).unwrap();
+        s.claim(2, "a", false).unwrap();
+        s.claim(3, "b", false).unwrap();
+        // Player 2 moves to "b" before "a" starts; "a" then holds player 1 alone.
+        assert_eq!(s.claim(2, "b", true), Ok(Some("a".to_owned())));
+        s.set_active("a", true);
+        assert!(s.place(1).is_some_and(|p| p.active));
+        assert!(
+            s.place(2).is_some_and(|p| !p.active && p.room == "b"),
+            "a moved player follows the room they moved to"
+        );
+        s.release_room("a");
+        assert_eq!(s.place(1), None);
+        assert!(s.place(2).is_some() && s.place(3).is_some());
+        s.release(2, "b");
+        s.release_room("b");
+        assert_eq!((s.place(2), s.place(3)), (None, None));
+        assert!(
+            s.by_room.is_empty(),
+            "no room is left indexed: {:?}",
+            s.by_room
+        );
+        assert!(s.places.is_empty());
     }
 }

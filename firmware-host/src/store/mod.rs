@@ -827,9 +827,12 @@ impl Persistence for Store {
 }
 
 /// Creates every table, and checks the schema version, migrating an older file in the same
-/// transaction (all of it or nothing).
+/// transaction (all of it or nothing). A file that already has every table at this schema is
+/// left as it is: even a commit that changes nothing syncs the card, at every start.
 fn migrate(db: &Database) -> Result<(), StoreError> {
     let txn = db.begin_write().map_err(store_err)?;
+    let tables_before = count_tables(&txn)?;
+    let mut changed = false;
     {
         txn.open_table(USERS).map_err(store_err)?;
         txn.open_table(USERNAMES).map_err(store_err)?;
@@ -852,8 +855,9 @@ fn migrate(db: &Database) -> Result<(), StoreError> {
         drop(meta);
         match found {
             // A new file, or one written by this version.
-            None | Some(SCHEMA_VERSION) => {}
+            None | Some(SCHEMA_VERSION) => changed |= found.is_none(),
             Some(1) => {
+                changed = true;
                 let indexed = migrate_1_to_2(&txn)?;
                 tracing::info!(indexed, "database migrated from schema 1 to 2");
             }
@@ -864,11 +868,22 @@ fn migrate(db: &Database) -> Result<(), StoreError> {
                 });
             }
         }
-        let mut meta = txn.open_table(META).map_err(store_err)?;
-        meta.insert(META_SCHEMA, SCHEMA_VERSION.to_le_bytes().as_slice())
-            .map_err(store_err)?;
+        if changed {
+            let mut meta = txn.open_table(META).map_err(store_err)?;
+            meta.insert(META_SCHEMA, SCHEMA_VERSION.to_le_bytes().as_slice())
+                .map_err(store_err)?;
+        }
     }
-    txn.commit().map_err(store_err)
+    // A table this version added to a file of the same schema was just created.
+    if changed || count_tables(&txn)? != tables_before {
+        txn.commit().map_err(store_err)
+    } else {
+        txn.abort().map_err(store_err)
+    }
+}
+
+fn count_tables(txn: &WriteTransaction) -> Result<usize, StoreError> {
+    Ok(txn.list_tables().map_err(store_err)?.count())
 }
 
 /// Schema 2: indexes each registered player's unrated games in `user_unrated`. Returns how
@@ -919,6 +934,11 @@ fn purge_expired(db: &Database, now_ms: u64) -> Result<(u64, u64), StoreError> {
             .map_err(store_err)?;
     }
     let codes = reset_codes::purge_expired(&txn, now_ms)?;
-    txn.commit().map_err(store_err)?;
+    // Nothing expired (the usual start): no commit, so no sync of the card.
+    if purged + codes > 0 {
+        txn.commit().map_err(store_err)?;
+    } else {
+        txn.abort().map_err(store_err)?;
+    }
     Ok((purged, codes))
 }

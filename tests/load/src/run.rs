@@ -369,10 +369,12 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
                     room,
                 };
                 let rng = SmallRng::seed_from_u64(options.seed.wrapping_add(index as u64));
-                game_tasks.spawn(gated(
-                    go.subscribe(),
-                    game::run_slot(slot, options.which, stats.clone(), budget.clone(), rng),
-                ));
+                let delay = stagger(index, options.concurrent, rate);
+                let play = game::run_slot(slot, options.which, stats.clone(), budget.clone(), rng);
+                game_tasks.spawn(gated(go.subscribe(), async move {
+                    tokio::time::sleep(delay).await;
+                    play.await
+                }));
             }
             for (i, client) in spectators
                 .by_ref()
@@ -434,19 +436,21 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             // Start the window only once every pair is connected; the tasks hold until then.
             for (index, pair) in pairs {
                 let rng = SmallRng::seed_from_u64(options.seed.wrapping_add(index as u64));
-                game_tasks.spawn(gated(
-                    go.subscribe(),
-                    forward::run_pair(
-                        pair,
-                        index,
-                        options.which,
-                        options.framing,
-                        rate,
-                        stats.clone(),
-                        budget.clone(),
-                        rng,
-                    ),
-                ));
+                let delay = stagger(index, options.concurrent, rate);
+                let play = forward::run_pair(
+                    pair,
+                    index,
+                    options.which,
+                    options.framing,
+                    rate,
+                    stats.clone(),
+                    budget.clone(),
+                    rng,
+                );
+                game_tasks.spawn(gated(go.subscribe(), async move {
+                    tokio::time::sleep(delay).await;
+                    play.await
+                }));
             }
         }
     }
@@ -559,6 +563,18 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
         log_tail,
         options,
     })
+}
+
+/// When paced game `index` of `concurrent` starts after the window opens: spread evenly over
+/// one pacing interval. Released together, paced games stay in step (each sends its next move
+/// one interval after the last), so the server would see one burst of `concurrent` moves per
+/// interval, and the latency measured would be that burst's queue, not the rate offered.
+/// Unpaced games (`rate` 0) start together: they measure capacity.
+fn stagger(index: usize, concurrent: usize, rate: u32) -> Duration {
+    if rate == 0 {
+        return Duration::ZERO;
+    }
+    Duration::from_secs_f64(index as f64 / concurrent.max(1) as f64 / f64::from(rate))
 }
 
 /// `task` once `go` turns true (or its sender is gone).
@@ -708,4 +724,21 @@ fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paced_games_start_spread_over_one_interval_and_unpaced_ones_together() {
+        let starts: Vec<Duration> = (0..4).map(|i| stagger(i, 4, 2)).collect();
+        assert_eq!(
+            starts,
+            [0, 125, 250, 375].map(Duration::from_millis).to_vec(),
+            "4 games at 2 messages/s: one every eighth of a second within the first half second"
+        );
+        assert!((0..500).all(|i| stagger(i, 500, 2) < Duration::from_millis(500)));
+        assert!((0..500).all(|i| stagger(i, 500, 0) == Duration::ZERO));
+    }
 }
