@@ -283,6 +283,14 @@ impl AppState {
             } if self.route.room_id().is_none() => {
                 // The answer to closing a room the server had already let go of.
             }
+            ServerMsg::Error {
+                code: ErrorCode::HelloRequired,
+                ..
+            } => {
+                // This socket's hello came too late (a slow browser, e.g. the kiosk's right
+                // after boot): the server closes it and the socket reconnects by itself,
+                // re-opening the lobby and room. Nothing the visitor did; nothing to say.
+            }
             ServerMsg::Error { code, message, .. } => {
                 let text = error_text(code).map_or(message, |t| lang.t(t).to_owned());
                 self.notify(text, true);
@@ -848,6 +856,18 @@ mod tests {
             ErrorCode::NotInRoom,
             "not in a room",
         )));
+        assert_eq!(state.notice, None);
+    }
+
+    #[test]
+    fn a_late_hello_reconnects_without_a_notice() {
+        let state = AppState::default()
+            .next(Action::Connected)
+            .next(server(ServerMsg::error(
+                None,
+                ErrorCode::HelloRequired,
+                "no hello in time; closing",
+            )));
         assert_eq!(state.notice, None);
     }
 

@@ -151,9 +151,13 @@ async fn spawn_server(
     {
         panic!("cannot remove the old port file: {e}");
     }
+    // A test that names its own `--bind` (e.g. every interface, for the `.local` name) keeps it.
+    let bind = (!extra.iter().any(|a| a == "--bind"))
+        .then(|| ["--bind".to_owned(), format!("127.0.0.1:{port}")])
+        .into_iter()
+        .flatten();
     let child = Command::new(&bin)
-        .arg("--bind")
-        .arg(format!("127.0.0.1:{port}"))
+        .args(bind)
         .arg("--data-dir")
         .arg(data_dir)
         .arg("--port-file")

@@ -13,6 +13,39 @@ use super::navbar::Navbar;
 use super::owner_code::OwnerCodeHeading;
 use super::qr::{Qr, wifi_qr_text};
 
+/// The address as people read it beside the QR code: an IP address without its `http://`,
+/// which every phone's browser adds by itself, so that it stays on one line in the kiosk's
+/// narrow column; any other address (a name, `https://`) whole.
+pub fn shown_address(url: &str) -> &str {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return url;
+    };
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    let host = rest.rsplit_once(':').map_or(rest, |(host, port)| {
+        if port.bytes().all(|b| b.is_ascii_digit()) {
+            host
+        } else {
+            rest
+        }
+    });
+    if host.parse::<std::net::Ipv4Addr>().is_ok() {
+        rest
+    } else {
+        url
+    }
+}
+
+/// "or type {0}" with the address in a span of its own that never breaks: the sentence may
+/// wrap between its words, never inside the address.
+fn or_type(template: &str, local: &str) -> Html {
+    let (before, after) = template.split_once("{0}").unwrap_or((template, ""));
+    html! {
+        <>
+            { before }<span class="url" dir="ltr">{ local.to_owned() }</span>{ after }
+        </>
+    }
+}
+
 /// Which of the two big buttons is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {
@@ -32,10 +65,13 @@ pub fn Kiosk() -> Html {
             <div class="qr-card">
                 <Qr text={AttrValue::from(address.clone())}
                     label={AttrValue::from(lang.f(T::QrLabel, &[&address]))} />
-                <p class="address" id="address" dir="ltr">{ address.clone() }</p>
-                if let Some(local) = ctx.state.local_url.clone().filter(|l| *l != address) {
-                    <p class="local-address" id="local-address">{ lang.f(T::OrType, &[&local]) }</p>
-                }
+                // One column beside the code: the address on one line, the name under it.
+                <div class="qr-text">
+                    <p class="address" id="address" dir="ltr">{ shown_address(&address) }</p>
+                    if let Some(local) = ctx.state.local_url.clone().filter(|l| *l != address) {
+                        <p class="local-address" id="local-address">{ or_type(lang.t(T::OrType), &local) }</p>
+                    }
+                </div>
             </div>
         },
         None => {
@@ -94,5 +130,23 @@ pub fn Kiosk() -> Html {
                 </section>
             </main>
         </>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_address;
+
+    #[test]
+    fn an_ip_address_is_shown_without_its_scheme_and_a_name_whole() {
+        assert_eq!(shown_address("http://192.168.100.200"), "192.168.100.200");
+        assert_eq!(shown_address("http://10.0.2.15:8080/"), "10.0.2.15:8080");
+        assert_eq!(shown_address("http://xo.local"), "http://xo.local");
+        assert_eq!(shown_address("https://192.168.1.2"), "https://192.168.1.2");
+        assert_eq!(
+            shown_address("http://[fd00::1]:8080"),
+            "http://[fd00::1]:8080"
+        );
+        assert_eq!(shown_address("http://1.2.3.4/path"), "http://1.2.3.4/path");
     }
 }
