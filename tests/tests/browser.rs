@@ -406,12 +406,16 @@ async fn kiosk_home_has_the_qr_code_and_both_play_choices_without_sign_in() {
     .await;
 }
 
-/// Lines of text each element takes (distinct tops of its text's line boxes), the width its
+/// Lines of text each element takes (the distinct tops of its text's boxes), the width its
 /// text would take on one line, and the width of the column it sits in.
 const LINES: &str = r#"
 const lines = el => {
   const r = document.createRange(); r.selectNodeContents(el);
-  return new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size;
+  // An inline box and the text in it start a few pixels apart on the same line: tops closer
+  // than half a line are one line.
+  const tops = [...r.getClientRects()].filter(x => x.width > 0).map(x => x.top).sort((a, b) => a - b);
+  const half = parseFloat(getComputedStyle(el).fontSize) / 2;
+  return tops.filter((t, i) => i === 0 || t - tops[i - 1] > half).length;
 };
 const natural = el => {
   const c = el.cloneNode(true);
@@ -507,6 +511,20 @@ async fn kiosk_address_on_one_line(extra: &[&str], shot: &'static str) {
             );
             assert_kiosk_fits(&c, lang).await?;
             save_screenshot(&c, &format!("{shot}-{lang}")).await;
+            // This machine's name may be too long for the column; the Pi's is `xo`. With its
+            // name in place, the name must sit whole on one line, under "or type" at most.
+            js(
+                &c,
+                "document.querySelector('#local-address .url').textContent = 'http://xo.local';",
+            )
+            .await?;
+            let pi = js(&c, LINES).await?;
+            assert_eq!(pi["address"], 1, "{lang}: {pi}");
+            assert_eq!(pi["url"], 1, "{lang}: the Pi's name is not broken: {pi}");
+            assert!(
+                pi["local"].as_u64().unwrap_or(9) <= 2,
+                "{lang}: 'or type' and the Pi's name, at most two lines: {pi}"
+            );
         }
         click(&c, "#lang-en").await?;
         Ok(())
