@@ -1,4 +1,4 @@
-//! Helpers shared by the cross-crate tests in `tests/tests/`.
+//! Helpers shared by the cross-crate tests in `tests/tests/ui/`.
 //!
 //! # Layout
 //!

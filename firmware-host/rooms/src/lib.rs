@@ -3,7 +3,7 @@
 //! # Layout
 //!
 //! Files from the bottom of the import graph up (none imports a file above it; the test
-//! `tests/import_loops.rs` keeps it so):
+//! `tests/it/import_loops.rs` keeps it so):
 //!
 //! - [`refusal`]: [`Refusal`], the stable error code and message the sender alone is told.
 //! - [`persistence`]: what rooms need from storage ([`Persistence`], [`Identity`]), implemented

@@ -1,0 +1,213 @@
+//! The WebSocket at `/ws` wired to the rooms hub (P1): the handshake, who the hub thinks is
+//! connecting, the Origin check, the lobby at `/api/rooms`, and the counts in `/api/health`.
+
+use crate::support;
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use support::{STEP, TestServer, request, send_head_only};
+use tokio::net::TcpStream;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = WebSocketStream<TcpStream>;
+
+async fn connect(s: &TestServer, cookie: Option<&str>) -> (Ws, Option<String>) {
+    let (ws, response) = support::ws_handshake(s.addr(), cookie).await;
+    let guest = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("xo_guest="))
+        .map(str::to_owned);
+    (ws, guest)
+}
+
+/// The next JSON text message, skipping nothing.
+async fn next_json(ws: &mut Ws) -> serde_json::Value {
+    loop {
+        let msg = tokio::time::timeout(STEP, ws.next())
+            .await
+            .expect("a message in time")
+            .expect("connection open")
+            .expect("valid frame");
+        match msg {
+            Message::Text(text) => return serde_json::from_str(text.as_str()).expect("JSON"),
+            Message::Ping(_) | Message::Pong(_) => continue,
+            other => panic!("unexpected message {other:?}"),
+        }
+    }
+}
+
+async fn send(ws: &mut Ws, value: serde_json::Value) {
+    ws.send(Message::text(value.to_string()))
+        .await
+        .expect("send");
+}
+
+#[tokio::test]
+async fn websocket_hello_names_the_signed_in_player() {
+    let s = TestServer::start().await;
+    let cookie = s.register("Sara", "password1").await;
+    let id = s.get("/api/me", Some(&cookie)).await.json()["id"].clone();
+    let (mut ws, guest) = connect(&s, Some(&cookie)).await;
+    assert!(
+        guest.is_some(),
+        "a client without a guest cookie gets one on the 101"
+    );
+    let hello = next_json(&mut ws).await;
+    assert_eq!(hello["hello"]["user"], id, "{hello}");
+    assert_eq!(hello["hello"]["name"], "Sara", "{hello}");
+    assert_eq!(hello["hello"]["version"], protocol::PROTOCOL_VERSION);
+    ws.close(None).await.expect("close");
+    s.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn websocket_guest_is_anonymous_and_keeps_its_cookie() {
+    let s = TestServer::start().await;
+    let guest = format!("xo_guest={}", "ab".repeat(16));
+    let (mut ws, set) = connect(&s, Some(&guest)).await;
+    assert_eq!(set, None, "a known guest keeps its id");
+    let hello = next_json(&mut ws).await;
+    assert_eq!(hello["hello"]["user"], serde_json::Value::Null, "{hello}");
+    s.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn websocket_from_a_foreign_origin_is_refused() {
+    let s = TestServer::start().await;
+    let upgrade = [
+        ("Connection", "Upgrade"),
+        ("Upgrade", "websocket"),
+        ("Sec-WebSocket-Version", "13"),
+        ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+    ];
+    let mut foreign = upgrade.to_vec();
+    foreign.push(("Origin", "http://evil.example"));
+    request(s.addr(), "GET", "/ws", &foreign, None)
+        .await
+        .assert_error(403, "bad_origin");
+    let raw = format!(
+        "GET /ws HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nConnection: Upgrade\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        addr = s.addr()
+    );
+    let ok = send_head_only(s.addr(), raw.as_bytes()).await;
+    assert_eq!(ok.status, 101);
+    assert_eq!(
+        ok.header("sec-websocket-accept"),
+        Some("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+        "RFC 6455's example key"
+    );
+    s.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn plain_get_of_ws_asks_for_an_upgrade() {
+    let s = TestServer::start().await;
+    s.get("/ws", None)
+        .await
+        .assert_error(426, "websocket_required");
+    s.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn lobby_and_health_count_rooms_and_connections() {
+    let s = TestServer::start().await;
+    assert_eq!(
+        s.get("/api/rooms", None).await.json(),
+        serde_json::json!([])
+    );
+    let cookie = s.register("Host1", "password1").await;
+    let (mut ws, _) = connect(&s, Some(&cookie)).await;
+    next_json(&mut ws).await;
+    send(
+        &mut ws,
+        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
+    )
+    .await;
+    send(
+        &mut ws,
+        serde_json::json!({"create_room": {"id": 1, "room": {"game": "infinite", "opponent": {"player": {}}}}}),
+    )
+    .await;
+    let mut listed = serde_json::Value::Null;
+    for _ in 0..50 {
+        listed = s.get("/api/rooms", None).await.json();
+        if listed.as_array().is_some_and(|rooms| !rooms.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let rooms = listed.as_array().expect("a JSON array");
+    assert_eq!(rooms.len(), 1, "{listed}");
+    assert_eq!(rooms[0]["game"], "infinite");
+    assert_eq!(rooms[0]["players"], serde_json::json!(["Host1"]));
+    let health = s.get("/api/health", None).await.json();
+    assert_eq!(health["rooms"], 1, "{health}");
+    assert_eq!(health["connections"], 1, "{health}");
+    drop(ws);
+    s.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn oversized_websocket_message_closes_the_connection() {
+    let s = TestServer::start().await;
+    let (mut ws, _) = connect(&s, None).await;
+    next_json(&mut ws).await;
+    let huge = "x".repeat(firmware_host::ws::MAX_WS_MESSAGE + 1);
+    // The server may close while the frame is still being written.
+    let _ = ws.send(Message::text(huge)).await;
+    let ended = tokio::time::timeout(STEP, async {
+        loop {
+            match ws.next().await {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return true,
+                Some(Ok(_)) => continue,
+            }
+        }
+    })
+    .await
+    .expect("the server ends the connection in time");
+    assert!(ended);
+    s.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn websockets_per_address_are_limited() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = firmware_host::Config {
+        max_ws_per_address: 2,
+        ..firmware_host::Config::for_tests(dir.path())
+    };
+    let server = firmware_host::Server::start(config).await.expect("start");
+    let addr = server.local_addr();
+    let first = support::ws_connect(addr, None).await;
+    let second = support::ws_connect(addr, None).await;
+    let raw = format!(
+        "GET /ws HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    );
+    // Closing after the refusal lets the helper read to the end.
+    let refused = raw.replace("Connection: Upgrade", "Connection: Upgrade, close");
+    support::send_raw(addr, refused.as_bytes())
+        .await
+        .assert_error(429, "too_many_connections");
+    drop(first);
+    // The slot frees once the server sees the connection end.
+    let mut freed = false;
+    for _ in 0..100 {
+        let reply = send_head_only(addr, raw.as_bytes()).await;
+        if reply.status == 101 {
+            freed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(freed, "a closed connection gives its slot back");
+    drop(second);
+    server.shutdown().await;
+}

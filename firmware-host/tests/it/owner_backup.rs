@@ -1,0 +1,278 @@
+//! Backup and restore (SPEC O3, issue 16.2, 16.4) against the real `firmware-host` process:
+//! a backup of one kiosk restored on a fresh one gives the same data (accounts sign in,
+//! ladders, games); a damaged, cut or newer file is refused with nothing changed; the replaced
+//! data is kept as a backup; a backup of an older schema goes through the same migration as an
+//! old database file.
+
+use crate::support;
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+use support::owner::{
+    backup, backup_of_fixture, hex, id_of, join, make_owner, send, sign_in as sign_in_with, split,
+    upload,
+};
+use support::{Process, register_at, request};
+
+async fn sign_in(addr: SocketAddr, name: &str) -> String {
+    sign_in_with(addr, name, PASSWORD).await
+}
+
+const PASSWORD: &str = "password one";
+
+/// What a visitor sees of the data: the ladders, the profiles and a game.
+async fn public_view(addr: SocketAddr, room: &str) -> serde_json::Value {
+    let mut view = serde_json::Map::new();
+    for game in ["xo", "infinite"] {
+        let board = send(
+            addr,
+            "GET",
+            &format!("/api/leaderboard?game={game}"),
+            None,
+            None,
+        )
+        .await;
+        view.insert(game.into(), board.json());
+    }
+    for name in ["sara", "omar", "lina"] {
+        let profile = send(addr, "GET", &format!("/api/users/{name}"), None, None).await;
+        view.insert(name.into(), profile.json());
+    }
+    let game = send(addr, "GET", &format!("/api/games/{room}"), None, None).await;
+    view.insert("game".into(), game.json());
+    serde_json::Value::Object(view)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_restored_on_a_fresh_kiosk_gives_the_same_data() {
+    let old_dir = tempfile::tempdir().expect("temp dir");
+    let old = Process::start(old_dir.path(), &[]);
+    let sara = register_at(old.addr, "sara", PASSWORD).await;
+    let omar = register_at(old.addr, "omar", PASSWORD).await;
+    let lina = register_at(old.addr, "lina", PASSWORD).await;
+    make_owner(old.addr, &sara).await;
+    let (room, _) = support::play_rated_until_resignation(old.addr, &omar, &lina).await;
+    let before = public_view(old.addr, &room).await;
+    let file = backup(old.addr, &sara).await;
+    let (header, _) = split(&file);
+    assert_eq!(header["format"], "xo-kiosk-backup");
+    assert_eq!(header["format_version"], 1);
+    assert_eq!(
+        header["schema_version"],
+        firmware_host::store::SCHEMA_VERSION
+    );
+    old.stop_with("-TERM");
+
+    let new_dir = tempfile::tempdir().expect("temp dir");
+    let new = Process::start(new_dir.path(), &[]);
+    let dina = register_at(new.addr, "dina", PASSWORD).await;
+    make_owner(new.addr, &dina).await;
+    let preview = upload(new.addr, "/api/owner/restore/preview", &dina, &file).await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let preview = preview.json();
+    assert_eq!(preview["users"], 3, "{preview}");
+    assert_eq!(preview["games"], 1, "{preview}");
+    assert_eq!(preview["owners"], 1, "{preview}");
+    // A preview changes nothing.
+    assert_eq!(id_of(new.addr, &dina).await, 0);
+
+    let restored = upload(new.addr, "/api/owner/restore", &dina, &file).await;
+    assert_eq!(restored.status, 200, "{}", restored.text());
+    let restored = restored.json();
+    assert_eq!(restored["restored"], preview);
+    let kept = restored["replaced_kept_as"].as_str().expect("kept as");
+    let kept = std::fs::read(new_dir.path().join(kept)).expect("the replaced data is kept");
+
+    // Everyone is signed out; the restored accounts sign in with their passwords.
+    send(new.addr, "GET", "/api/me", None, Some(&dina))
+        .await
+        .assert_error(401, "not_signed_in");
+    let sara = sign_in(new.addr, "sara").await;
+    sign_in(new.addr, "omar").await;
+    assert_eq!(public_view(new.addr, &room).await, before);
+    let owners = send(new.addr, "GET", "/api/owner", None, Some(&sara)).await;
+    assert_eq!(
+        owners.status,
+        200,
+        "the owner is restored: {}",
+        owners.text()
+    );
+    send(new.addr, "GET", "/api/users/dina", None, None)
+        .await
+        .assert_error(404, "unknown_user");
+
+    // The kept backup brings the replaced data back.
+    let back = upload(new.addr, "/api/owner/restore", &sara, &kept).await;
+    assert_eq!(back.status, 200, "{}", back.text());
+    sign_in(new.addr, "dina").await;
+    send(new.addr, "GET", "/api/users/sara", None, None)
+        .await
+        .assert_error(404, "unknown_user");
+    assert!(!new.wait_log_lines("restored a backup").await.is_empty());
+    new.stop_with("-TERM");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_or_newer_backup_is_refused_and_nothing_changes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let addr = server.addr;
+    let sara = register_at(addr, "sara", PASSWORD).await;
+    let omar = register_at(addr, "omar", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let file = backup(addr, &sara).await;
+    let (header, data) = split(&file);
+
+    let mut flipped = data.to_vec();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0xff;
+    let mut newer = header.clone();
+    newer["schema_version"] = serde_json::json!(firmware_host::store::SCHEMA_VERSION + 1);
+    // Checksum right, but not a database.
+    let garbage = vec![7u8; 4096];
+    let mut garbage_header = header.clone();
+    garbage_header["bytes"] = serde_json::json!(garbage.len());
+    garbage_header["sha256"] = serde_json::json!(hex(&Sha256::digest(&garbage)));
+    let cases: [(&str, Vec<u8>, u16, &str); 5] = [
+        ("damaged", join(&header, &flipped), 400, "bad_backup"),
+        (
+            "cut short",
+            file[..file.len() - 100].to_vec(),
+            400,
+            "bad_backup",
+        ),
+        ("not a backup", b"hello\nworld".to_vec(), 400, "bad_backup"),
+        (
+            "not a database",
+            join(&garbage_header, &garbage),
+            400,
+            "bad_backup",
+        ),
+        ("newer", join(&newer, data), 409, "backup_too_new"),
+    ];
+    for (what, bad, status, code) in &cases {
+        for path in ["/api/owner/restore/preview", "/api/owner/restore"] {
+            let reply = upload(addr, path, &sara, bad).await;
+            assert_eq!(reply.status, *status, "{what} at {path}: {}", reply.text());
+            reply.assert_error(*status, code);
+        }
+    }
+    // Only an owner, and only as a file.
+    upload(addr, "/api/owner/restore", &omar, &file)
+        .await
+        .assert_error(403, "not_owner");
+    request(addr, "GET", "/api/owner/backup", &[("Cookie", &omar)], None)
+        .await
+        .assert_error(403, "not_owner");
+    request(
+        addr,
+        "POST",
+        "/api/owner/restore",
+        &[("Content-Type", "application/json"), ("Cookie", &sara)],
+        Some(&file),
+    )
+    .await
+    .assert_error(415, "unsupported_media_type");
+
+    // Nothing changed: both still signed in, no scratch files left.
+    assert_eq!(id_of(addr, &sara).await, 0);
+    assert_eq!(id_of(addr, &omar).await, 1);
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("data dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "scratch files left: {left:?}");
+    server.stop_with("-TERM");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_of_schema_1_restores_through_the_migration() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1.redb");
+    let file = backup_of_fixture(&fixture, 1);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let addr = server.addr;
+    let sara = register_at(addr, "sara", PASSWORD).await;
+    make_owner(addr, &sara).await;
+
+    let preview = upload(addr, "/api/owner/restore/preview", &sara, &file).await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let preview = preview.json();
+    assert_eq!(preview["schema_version"], 1);
+    assert_eq!(preview["users"], 2, "{preview}");
+    assert_eq!(preview["owners"], 0, "{preview}");
+    let restored = upload(addr, "/api/owner/restore", &sara, &file).await;
+    assert_eq!(restored.status, 200, "{}", restored.text());
+
+    // The fixture's data set: Ana and Ben, a rated game, Ben's unrated one (indexed by the
+    // migration to schema 2).
+    let ana = send(addr, "GET", "/api/users/Ana", None, None).await.json();
+    let ids: Vec<&str> = ana["recent_games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .filter_map(|g| g["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"fixture-rated"), "{ana}");
+    assert_eq!(ana["ladders"]["xo"]["wins"], 1);
+    let game = send(addr, "GET", "/api/games/fixture-unrated", None, None).await;
+    assert_eq!(game.status, 200, "{}", game.text());
+    // The fixture has no owner: owner mode is claimed again with a code from the kiosk.
+    send(addr, "GET", "/api/owner", None, Some(&sara))
+        .await
+        .assert_error(401, "not_signed_in");
+    server.stop_with("-TERM");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_refuse_what_a_cross_site_form_can_send() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let addr = server.addr;
+    let sara = register_at(addr, "sara", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let file = backup(addr, &sara).await;
+    for path in [
+        "/api/owner/restore/preview",
+        "/api/owner/restore",
+        "/api/owner/update",
+    ] {
+        // The types a page of another site can send without a CORS preflight.
+        for kind in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+        ] {
+            request(
+                addr,
+                "POST",
+                path,
+                &[("Content-Type", kind), ("Cookie", &sara)],
+                Some(&file),
+            )
+            .await
+            .assert_error(415, "unsupported_media_type");
+        }
+        // The right type from another site's page.
+        request(
+            addr,
+            "POST",
+            path,
+            &[
+                ("Content-Type", "application/octet-stream"),
+                ("Origin", "http://evil.example"),
+                ("Cookie", &sara),
+            ],
+            Some(&file),
+        )
+        .await
+        .assert_error(403, "bad_origin");
+    }
+    // Nothing was restored or installed: the owner is still signed in.
+    assert_eq!(id_of(addr, &sara).await, 0);
+    server.stop_with("-TERM");
+}
