@@ -13,15 +13,17 @@
 //! The browser tests are `#[ignore]`d in plain `cargo test` (they need Chromium and a server
 //! built with the UI); `scripts/test-browser` builds both and runs them with `--ignored`.
 
+pub mod webdriver;
+
 use std::future::Future;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use fantoccini::{Client, ClientBuilder, Locator};
 use tempfile::TempDir;
 use tokio::process::{Child, Command};
+use webdriver::{Client, Locator};
 
 /// What a test step returns.
 pub type Outcome = Result<(), Box<dyn std::error::Error + Send + Sync>>;
@@ -293,13 +295,7 @@ impl Driver {
                 ]
             }
         });
-        let serde_json::Value::Object(caps) = caps else {
-            unreachable!("a JSON object literal")
-        };
-        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        let client = ClientBuilder::new(connector)
-            .capabilities(caps)
-            .connect(&self.url)
+        let client = Client::new_session(&self.url, caps)
             .await
             .expect("a WebDriver session");
         // Headless windows may include browser chrome; size the viewport exactly.
@@ -951,6 +947,15 @@ pub fn qr_decode(png: &[u8]) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The scheme and authority of `url` (`http://127.0.0.1:8080` of `http://127.0.0.1:8080/a?b`).
+pub fn origin_of(url: &str) -> &str {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    let end = url[after_scheme..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| after_scheme + i);
+    &url[..end]
+}
+
 /// The PNG of the element `css` as the browser draws it.
 pub async fn element_png(client: &Client, css: &str) -> Result<Vec<u8>, String> {
     let el = client
@@ -1071,4 +1076,19 @@ pub async fn assert_in_view(c: &Client, css: &str, height: f64) -> Outcome {
         "{css} must be inside the {height} px viewport: {top}..{bottom}"
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::origin_of;
+
+    #[test]
+    fn the_origin_is_the_scheme_and_authority() {
+        assert_eq!(
+            origin_of("http://127.0.0.1:8080/a/b?c#d"),
+            "http://127.0.0.1:8080"
+        );
+        assert_eq!(origin_of("http://127.0.0.1:8080"), "http://127.0.0.1:8080");
+        assert_eq!(origin_of("http://xo.local?x"), "http://xo.local");
+    }
 }

@@ -2,11 +2,11 @@
 //! headless Chromium. Run by `scripts/test-browser`; ignored by a plain `cargo test` because
 //! they need Chromium and a server binary built with the UI.
 
-use fantoccini::key::Key;
-use fantoccini::{Client, Locator};
+use xo_tests::webdriver::key::Key;
+use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
-    Driver, Outcome, Server, attr_of, click, eventually, js, run_session, save_screenshot, text_of,
-    type_into, wait_for_app, wait_js, wait_text,
+    Driver, Outcome, Server, attr_of, click, eventually, js, origin_of, run_session,
+    save_screenshot, text_of, type_into, wait_for_app, wait_js, wait_text,
 };
 
 const PHONE: (u32, u32) = (360, 640);
@@ -243,8 +243,8 @@ async fn sign_in_form_checks_the_rules_then_registers_and_signs_out() {
             "{labels}"
         );
         // The same name cannot register twice.
-        c.goto(c.current_url().await?.join("/signin")?.as_ref())
-            .await?;
+        let here = c.current_url().await?;
+        c.goto(&format!("{}/signin", origin_of(&here))).await?;
         wait_for_app(&c).await?;
         // `/api/me` answers after the first render: wait for the signed-in page.
         click(&c, "#sign-out").await?;

@@ -7,9 +7,8 @@
 //! deliberate inline script at the end proves the listener hears violations at all.
 //! Run by `scripts/test-browser csp`.
 
-use fantoccini::{Client, Locator};
-use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use serde_json::json;
+use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, click, eventually, js, open_live, play, run_prepared, wait_at_least,
 };
@@ -24,72 +23,6 @@ document.addEventListener('securitypolicyviolation', (e) => {
     (e.sample ? ' ' + e.sample : '') + ' at ' + e.sourceFile + ':' + e.lineNumber);
 }, true);
 ";
-
-/// Sends a DevTools command to the browser of `session` through chromedriver's
-/// `goog/cdp/execute` endpoint (plain HTTP/1.1 on loopback).
-async fn devtools(
-    driver: &Driver,
-    session: &str,
-    cmd: &str,
-    params: Value,
-) -> Result<Value, String> {
-    let authority = driver
-        .url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("unexpected chromedriver URL {}", driver.url))?;
-    let body = json!({ "cmd": cmd, "params": params }).to_string();
-    let request = format!(
-        "POST /session/{session}/goog/cdp/execute HTTP/1.1\r\nHost: {authority}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(authority)
-        .await
-        .map_err(|e| format!("connecting to chromedriver: {e}"))?;
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .map_err(|e| format!("sending to chromedriver: {e}"))?;
-    // chromedriver keeps the connection open: read the head, then Content-Length bytes.
-    let read = async {
-        let mut answer = Vec::new();
-        let mut chunk = [0u8; 4096];
-        loop {
-            let n = stream.read(&mut chunk).await?;
-            if n == 0 {
-                break;
-            }
-            answer.extend_from_slice(&chunk[..n]);
-            let text = String::from_utf8_lossy(&answer);
-            if let Some((head, body)) = text.split_once("\r\n\r\n") {
-                let length = head
-                    .lines()
-                    .find_map(|l| {
-                        let (name, value) = l.split_once(':')?;
-                        name.eq_ignore_ascii_case("content-length")
-                            .then(|| value.trim().parse::<usize>().ok())?
-                    })
-                    .unwrap_or(0);
-                if body.len() >= length {
-                    break;
-                }
-            }
-        }
-        Ok::<_, std::io::Error>(answer)
-    };
-    let answer = tokio::time::timeout(std::time::Duration::from_secs(15), read)
-        .await
-        .map_err(|_| "chromedriver did not answer in 15 s".to_owned())?
-        .map_err(|e| format!("reading chromedriver's answer: {e}"))?;
-    let text = String::from_utf8_lossy(&answer);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("not an HTTP answer: {text}"))?;
-    if !head.starts_with("HTTP/1.1 200") {
-        return Err(format!("{cmd} refused: {head}\n{body}"));
-    }
-    serde_json::from_str(body).map_err(|e| format!("{cmd} answer is not JSON ({e}): {body}"))
-}
 
 /// The violations the page has reported so far.
 async fn violations(c: &Client) -> Result<Vec<String>, String> {
@@ -119,20 +52,13 @@ async fn the_app_runs_under_its_csp_without_a_violation() {
     let server = Server::start(120).await;
     let driver = Driver::start().await;
     let session = driver.session(DESKTOP.0, DESKTOP.1).await;
-    let id = session
-        .session_id()
+    session
+        .devtools(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": LISTENER }),
+        )
         .await
-        .ok()
-        .flatten()
-        .expect("a WebDriver session id");
-    devtools(
-        &driver,
-        &id,
-        "Page.addScriptToEvaluateOnNewDocument",
-        json!({ "source": LISTENER }),
-    )
-    .await
-    .expect("the violation listener installed");
+        .expect("the violation listener installed");
     let base = server.base.clone();
     run_prepared("csp", vec![session], move |mut sessions| async move {
         let c = sessions.remove(0);

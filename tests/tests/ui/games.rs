@@ -3,8 +3,8 @@
 //! return, and a rated game between two browsers with a spectator. Run by
 //! `scripts/test-browser`.
 
-use fantoccini::key::Key;
-use fantoccini::{Client, Locator};
+use xo_tests::webdriver::key::Key;
+use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, announced, assert_in_view, attr_of, click, click_cell, eventually, js,
     marks, open_live as open, play, plays_x, register, run_session, run_sessions, save_screenshot,

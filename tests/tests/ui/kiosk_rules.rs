@@ -5,8 +5,8 @@
 //! a rated result waits as pending on a full card, and the kiosk's Wi-Fi QR code reads back.
 //! Run by `scripts/test-browser`.
 
-use fantoccini::{Client, Locator};
 use protocol::{CreateRoom, OpponentRequest};
+use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, TmpfsMount, announced, assert_in_view, check_layout_matrix, click,
     eventually, js, open_live, path, play, plays_x, register, report, room_over_protocol,

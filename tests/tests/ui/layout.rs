@@ -6,8 +6,8 @@
 //! 800×480 in both languages land beside the failure screenshots. Run by `scripts/test-browser`.
 
 use engine::Game;
-use fantoccini::{Client, Locator};
 use protocol::{CreateRoom, OpponentRequest};
+use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, check_layout_matrix, click, eventually, js, open_live, play, register,
     report, room_over_protocol, run_session, run_sessions, start_rated_game, wait_marks,

@@ -3,7 +3,7 @@
 //! chromedriver. Every test is `#[ignore]`d, so `cargo test` builds them and
 //! `scripts/test-browser` runs them (`--ignored`): it lists this binary's tests and runs each
 //! module's tests in one of its lanes (at most two Chromiums at a time), each module's tests one
-//! at a time. One binary rather than one per file: each linked fantoccini, tokio and hyper
+//! at a time. One binary rather than one per file: each linked the WebDriver client, tokio and hyper
 //! again and compiled every generic they use again.
 
 mod browser;

@@ -3,7 +3,7 @@
 //! enters it on /owner and becomes an owner; a player deletes their account from the profile
 //! page behind its confirmation. Run by `scripts/test-browser`.
 
-use fantoccini::{Client, Locator};
+use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, click, eventually, js, open_live, register, report, run_session,
     run_sessions, save_screenshot, set_lang, text_of, type_into, wait_gone, wait_text,
@@ -276,11 +276,11 @@ async fn http(
 
 /// The browser's session cookie, for asking the server directly.
 async fn session_cookie(c: &Client) -> Result<String, String> {
-    let cookie = c
-        .get_named_cookie("xo_session")
+    let value = c
+        .cookie_value("xo_session")
         .await
         .map_err(|e| format!("no session cookie: {e}"))?;
-    Ok(format!("xo_session={}", cookie.value()))
+    Ok(format!("xo_session={value}"))
 }
 
 /// The text of `css` once it has some.

@@ -5,7 +5,7 @@
 //! reload until the new idle time passes, then the kiosk is back in the default language. The
 //! page is checked at every size in English and Arabic. Run by `scripts/test-browser`.
 
-use fantoccini::Client;
+use xo_tests::webdriver::Client;
 use xo_tests::{
     Driver, Outcome, Server, assert_in_view, check_layout_matrix, click, eventually, js, open_live,
     register, report, run_session, save_screenshot, set_lang, set_viewport, text_of, type_into,

@@ -4,7 +4,7 @@
 //! out (its WebSocket comes back as a guest and the page says so without a reload); the new
 //! password signs in, the old one does not. Run by `scripts/test-browser password`.
 
-use fantoccini::Client;
+use xo_tests::webdriver::Client;
 use xo_tests::{
     Driver, Outcome, Server, check_layout_matrix, click, eventually, open_live, register,
     run_sessions, set_lang, text_of, type_into, wait_text,

@@ -4,9 +4,9 @@
 //! and each links to that season's archived leaderboard. Run by
 //! `scripts/test-browser profile_seasons`.
 
-use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 use xo_client::Client as Ws;
+use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
     Driver, Outcome, Server, check_layout_matrix, click, eventually, open_live, report,
     run_sessions, save_screenshot, set_lang, wait_path_is, wait_text,
