@@ -282,6 +282,24 @@ pub fn summary_text(room: &RoomSummary, lang: Lang) -> SummaryText {
     }
 }
 
+/// The address a waiting room is shared by: the room's path on the server's public address
+/// when it is known (a phone cannot open the kiosk's own, loopback, address), else on this
+/// page's address — except on the kiosk, which then shows no link at all (15.1: never
+/// `location.origin` there).
+pub fn share_link(
+    public_url: Option<&str>,
+    origin: &str,
+    path: &str,
+    kiosk: bool,
+) -> Option<String> {
+    let base = match public_url {
+        Some(url) => url,
+        None if kiosk => return None,
+        None => origin,
+    };
+    Some(format!("{}{path}", base.trim_end_matches('/')))
+}
+
 #[cfg(test)]
 pub(crate) mod fixtures {
     use engine::{Game, Mark};
@@ -566,5 +584,24 @@ mod tests {
         room.phase = Phase::Waiting;
         assert!(!in_progress(Some(&room)));
         assert!(!in_progress(None));
+    }
+
+    #[test]
+    fn a_room_is_shared_by_the_public_address_and_never_by_the_kiosk_s_own() {
+        let path = "/room/r-7";
+        let public = Some("http://192.168.1.20/");
+        assert_eq!(
+            share_link(public, "http://127.0.0.1:8080", path, true).as_deref(),
+            Some("http://192.168.1.20/room/r-7")
+        );
+        assert_eq!(
+            share_link(public, "http://xo.local", path, false).as_deref(),
+            Some("http://192.168.1.20/room/r-7")
+        );
+        assert_eq!(share_link(None, "http://127.0.0.1:8080", path, true), None);
+        assert_eq!(
+            share_link(None, "http://192.168.1.20", path, false).as_deref(),
+            Some("http://192.168.1.20/room/r-7")
+        );
     }
 }

@@ -14,7 +14,7 @@ use yew::prelude::*;
 use crate::board_model::BoardModel;
 use crate::dom;
 use crate::i18n::{T, mark};
-use crate::room_model::{self, NavControls, change_for, seat_name};
+use crate::room_model::{self, NavControls, change_for, seat_name, share_link};
 use crate::route::Route;
 use crate::state::LiveRoom;
 
@@ -467,14 +467,15 @@ fn WaitingPanel(props: &WaitingProps) -> Html {
     let lang = ctx.lang();
     let passcode = use_state(String::new);
     let room = &props.room;
-    let link = format!(
-        "{}{}",
-        dom::origin(),
-        Route::Room {
+    let link = share_link(
+        ctx.state.public_url.as_deref(),
+        &dom::origin(),
+        &Route::Room {
             id: room.id.clone(),
-            kiosk: false
+            kiosk: false,
         }
-        .path()
+        .path(),
+        props.kiosk,
     );
     let seated = room.you.seat.is_some();
     let seat2 = room.seats[1].player.is_some();
@@ -553,11 +554,13 @@ fn WaitingPanel(props: &WaitingProps) -> Html {
         }
     }
 
-    parts.push(html! {
-        <div class="share">
-            <label for="share-link">{ ctx.t(T::ShareLink) }</label>
-            <input id="share-link" readonly=true value={link} />
-        </div>
-    });
+    if let Some(link) = link {
+        parts.push(html! {
+            <div class="share">
+                <label for="share-link">{ ctx.t(T::ShareLink) }</label>
+                <input id="share-link" readonly=true value={link} />
+            </div>
+        });
+    }
     html! { <section class="panel waiting">{ for parts }</section> }
 }
