@@ -832,3 +832,47 @@ async fn a_seat_move_is_told_at_the_top_of_the_phone_it_moved() {
     )
     .await;
 }
+
+/// Issue 15.1: a waiting room's link is read off the kiosk's screen by a phone, so it is on
+/// the server's public address (as the QR code is), never the kiosk's own loopback address.
+#[tokio::test]
+#[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
+async fn the_kiosk_shares_a_waiting_room_by_the_public_address_never_its_own() {
+    const PUBLIC: &str = "http://192.168.100.200:8080";
+    let server = Server::start_with(120, None, &["--public-url", PUBLIC]).await;
+    let driver = Driver::start().await;
+    let base = server.base.clone();
+    let sizes = [PHONE, KIOSK];
+    run_sessions(
+        &driver,
+        "kiosk-share-link",
+        &sizes,
+        move |clients| async move {
+            let (phone, kiosk) = (&clients[0], &clients[1]);
+            register(phone, &base, "Hana").await?;
+            open_live(phone, &format!("{base}/")).await?;
+            click(phone, "#fab-create").await?;
+            click(phone, "#create-submit").await?;
+            let share = "return (document.querySelector('#share-link') || {}).value || null;";
+            let on_phone = eventually("the phone's share link", || async {
+                js(phone, share).await.ok()?.as_str().map(str::to_owned)
+            })
+            .await?;
+            assert!(
+                on_phone.starts_with(&format!("{PUBLIC}/room/")),
+                "the phone shares {on_phone}"
+            );
+
+            open_live(kiosk, &format!("{base}/kiosk")).await?;
+            click(kiosk, "#room-list .room-link").await?;
+            wait_path_is(kiosk, &format!("/kiosk{}", &on_phone[PUBLIC.len()..])).await?;
+            let on_kiosk = eventually("the kiosk's share link", || async {
+                js(kiosk, share).await.ok()?.as_str().map(str::to_owned)
+            })
+            .await?;
+            assert_eq!(on_kiosk, on_phone, "the kiosk shares another address");
+            Ok(())
+        },
+    )
+    .await;
+}
