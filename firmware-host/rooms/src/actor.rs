@@ -488,10 +488,18 @@ impl Actor {
                 Effect::LoadRatings(users) => {
                     let store = self.shared.store.clone();
                     let game = self.room.settings().game;
-                    let lookup = users.clone();
-                    let result =
-                        tokio::task::spawn_blocking(move || store.ratings_blocking(game, &lookup))
-                            .await;
+                    // From memory when the store keeps them there (no thread hand-off at
+                    // every game's start); from the file on a blocking thread otherwise.
+                    let result = match store.ratings_in_memory(game, &users) {
+                        Some(ratings) => Ok(Ok(ratings)),
+                        None => {
+                            let lookup = users.clone();
+                            tokio::task::spawn_blocking(move || {
+                                store.ratings_blocking(game, &lookup)
+                            })
+                            .await
+                        }
+                    };
                     match result {
                         Ok(Ok(ratings)) => {
                             let pairs: Vec<(UserId, i32)> =
