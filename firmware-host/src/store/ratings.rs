@@ -6,7 +6,8 @@
 //! have rewritten (or every record, after a new season or a restore). So a reader can never see
 //! a rating older than a commit it was told about, and the copy never holds a value the file
 //! does not. When the copy cannot be trusted (a failed commit, a failed read-back) it is
-//! dropped, readers go to the file as before, and the next successful commit loads it again.
+//! dropped, readers go to the file as before, and the next commit that writes a player's record
+//! (or the card healing) loads it whole again.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -132,7 +133,7 @@ impl Ratings {
         outcomes: &[Outcome],
     ) {
         let mut users = Vec::new();
-        let mut everyone = self.lock().is_none();
+        let mut everyone = false;
         for (op, outcome) in ops.zip(outcomes) {
             match touched(op, outcome) {
                 Touched::Nobody => {}
@@ -143,6 +144,17 @@ impl Ratings {
         if !everyone && users.is_empty() {
             return;
         }
+        // An untrusted copy is loaded whole again.
+        everyone |= self.lock().is_none();
+        self.read_back(db, everyone, &users);
+    }
+
+    /// Loads the copy whole again (after the card healed).
+    pub(super) fn reload(&self, db: &Database) {
+        self.read_back(db, true, &[]);
+    }
+
+    fn read_back(&self, db: &Database, everyone: bool, users: &[UserId]) {
         let read = db.begin_read().map_err(store_err).and_then(|txn| {
             if everyone {
                 return load_all(&txn).map(Reread::All);
@@ -176,7 +188,10 @@ impl Ratings {
                 }
             }
             Err(e) => {
-                tracing::warn!(error = %e, "reading ratings back failed; reading them from the file until the next commit");
+                // Said once, when the copy stops being trusted, not at every commit after.
+                if copy.is_some() {
+                    tracing::warn!(error = %e, "reading ratings back failed; reading them from the file until a later commit");
+                }
                 *copy = None;
             }
         }

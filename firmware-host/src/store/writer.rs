@@ -400,7 +400,7 @@ impl Writer {
                 self.succeeded(true);
                 if let Ok(db) = self.core.db() {
                     // Loads the ratings copy again (dropped when the card failed).
-                    self.core.ratings.committed(&db, std::iter::empty(), &[]);
+                    self.core.ratings.reload(&db);
                 }
             }
             Err(e) => {
