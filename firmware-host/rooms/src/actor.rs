@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
-use protocol::{CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, ServerMsg};
+use protocol::{CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, RoomSummary, ServerMsg};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use tokio::sync::{mpsc, watch};
@@ -18,7 +18,7 @@ use tokio::time::{Instant, sleep_until};
 use crate::handle::{Outbox, RoomHandle, RoomMsg, SharedMsg, ToSession};
 use crate::persistence::Persistence;
 use crate::room::passcode;
-use crate::room::{Audience, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
+use crate::room::{Audience, Bans, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
 use crate::shared::{Shared, wall_ms};
 
@@ -33,11 +33,12 @@ pub(crate) fn spawn(
 ) -> RoomHandle {
     room.set_passcode_limits(shared.config.passcode_limits());
     let (handle, rx) = RoomHandle::new(room.id().to_owned());
+    let listed = room.summary();
     shared
         .lobby
-        .insert(handle.clone(), room.summary(), room.host().clone());
+        .insert(handle.clone(), listed.clone(), room.host().clone());
     let id = handle.id.clone();
-    let room_task = tokio::spawn(run(room, initial, rx, shared.clone(), restored));
+    let room_task = tokio::spawn(run(room, listed, initial, rx, shared.clone(), restored));
     // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
     // its saved state stays for the next start.
     let supervisor = {
@@ -116,6 +117,9 @@ struct Actor {
     closed: bool,
     /// A rated result the store could not take yet (issue 10.2).
     pending: Option<PendingResult>,
+    /// The summary and bans the lobby holds for this room (only this actor changes them): a
+    /// snapshot that leaves them as they were (every move) does not take the lobby's lock.
+    listed: (RoomSummary, Bans),
 }
 
 /// First wait before storing a pending result again; it doubles up to [`RETRY_MAX`].
@@ -181,6 +185,7 @@ fn keep_retrying(shared: &Arc<Shared>, pending: PendingResult) {
 
 async fn run(
     room: Room,
+    listed: RoomSummary,
     initial: Vec<Effect>,
     mut rx: mpsc::Receiver<RoomMsg>,
     shared: Arc<Shared>,
@@ -195,6 +200,8 @@ async fn run(
         saver,
         closed: false,
         pending: None,
+        // What `Lobby::insert` stored.
+        listed: (listed, Bans::default()),
     };
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
@@ -488,10 +495,18 @@ impl Actor {
                 Effect::LoadRatings(users) => {
                     let store = self.shared.store.clone();
                     let game = self.room.settings().game;
-                    let lookup = users.clone();
-                    let result =
-                        tokio::task::spawn_blocking(move || store.ratings_blocking(game, &lookup))
-                            .await;
+                    // From memory when the store keeps them there (no thread hand-off at
+                    // every game's start); from the file on a blocking thread otherwise.
+                    let result = match store.ratings_in_memory(game, &users) {
+                        Some(ratings) => Ok(Ok(ratings)),
+                        None => {
+                            let lookup = users.clone();
+                            tokio::task::spawn_blocking(move || {
+                                store.ratings_blocking(game, &lookup)
+                            })
+                            .await
+                        }
+                    };
                     match result {
                         Ok(Ok(ratings)) => {
                             let pairs: Vec<(UserId, i32)> =
@@ -633,9 +648,11 @@ impl Actor {
         for conn in dead {
             self.drop_conn(conn);
         }
-        self.shared
-            .lobby
-            .update(self.room.summary(), self.room.bans());
+        let summary = self.room.summary();
+        if summary != self.listed.0 || *self.room.bans() != self.listed.1 {
+            self.shared.lobby.update(summary.clone(), self.room.bans());
+            self.listed = (summary, self.room.bans().clone());
+        }
         let op = match self.room.phase() {
             // A finished game is in the games table; its room is no longer restored.
             Phase::Finished => SaveOp::Delete,

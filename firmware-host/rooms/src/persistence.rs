@@ -113,6 +113,12 @@ pub trait Persistence: Send + Sync + 'static {
         users: &[UserId],
     ) -> Result<Vec<i32>, StoreError>;
 
+    /// The same ratings from memory, without blocking, when the store holds them there;
+    /// `None` sends the caller to [`Persistence::ratings_blocking`].
+    fn ratings_in_memory(&self, _game: engine::Game, _users: &[UserId]) -> Option<Vec<i32>> {
+        None
+    }
+
     /// Saves the state of an open (waiting or active) room, replacing any earlier save. The
     /// bytes are the rooms crate's own versioned encoding. May be a non-durable commit; the
     /// store makes it durable within about a second.

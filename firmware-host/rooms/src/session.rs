@@ -124,7 +124,14 @@ where
     } else {
         Stop::Close(CloseCode::Away, "")
     };
-    let hello_deadline = Instant::now() + shared.config.hello_timeout;
+    // Made once, not at every turn of the loop (issue 13): a watch's `changed` future adds
+    // itself to the watch's waiters when polled and takes itself off when dropped, and a
+    // `Sleep` is a timer entry, on every frame in and every message out. Each fires once, and
+    // the loop ends when it does.
+    let hello_timer = tokio::time::sleep(shared.config.hello_timeout);
+    tokio::pin!(hello_timer);
+    let server_stopping = stopping.changed();
+    tokio::pin!(server_stopping);
     while matches!(stop, Stop::Continue) && !s.broken {
         tokio::select! {
             incoming = s.ws.next() => {
@@ -157,7 +164,7 @@ where
                 }
                 stop = s.frame(frame).await;
             }
-            () = tokio::time::sleep_until(hello_deadline), if !s.hello => {
+            () = &mut hello_timer, if !s.hello => {
                 tracing::info!(conn = s.member.conn, timeout_s = shared.config.hello_timeout.as_secs(), "WebSocket closed: no hello in time");
                 s.error(None, ErrorCode::HelloRequired, "no hello in time; closing").await;
                 stop = Stop::Close(CloseCode::Policy, "no hello in time");
@@ -181,7 +188,7 @@ where
                     break;
                 }
             }
-            _ = stopping.changed() => {
+            _ = &mut server_stopping => {
                 stop = Stop::Close(CloseCode::Restart, "server restarting");
             }
             ended = async { signed_out.as_mut().expect("guarded by the branch condition").await }, if signed_out.is_some() => {

@@ -34,7 +34,30 @@ pub(crate) struct Shared {
     rated: RatedBudget,
     /// Set to `true` once to stop every session.
     pub(crate) stopping: watch::Sender<bool>,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
+    tasks: Mutex<Tasks>,
+}
+
+/// The tasks shutdown waits on. Finished ones are swept out when the list has doubled since
+/// the last sweep, not at every task started: a sweep looks at every task (a supervisor per open
+/// room), so sweeping at each room's start cost time that grew with the rooms open (issue 13).
+#[derive(Default)]
+struct Tasks {
+    list: Vec<JoinHandle<()>>,
+    /// The list's length at which the next sweep happens.
+    sweep_at: usize,
+}
+
+/// The least length of the task list at which a sweep happens.
+const SWEEP_AT_LEAST: usize = 64;
+
+impl Tasks {
+    fn push(&mut self, task: JoinHandle<()>) {
+        if self.list.len() >= self.sweep_at {
+            self.list.retain(|t| !t.is_finished());
+            self.sweep_at = (2 * self.list.len()).max(SWEEP_AT_LEAST);
+        }
+        self.list.push(task);
+    }
 }
 
 impl Shared {
@@ -49,7 +72,7 @@ impl Shared {
             next_conn: AtomicU64::new(1),
             conns: Conns::default(),
             stopping: watch::channel(false).0,
-            tasks: Mutex::new(Vec::new()),
+            tasks: Mutex::new(Tasks::default()),
         }
     }
 
@@ -66,17 +89,17 @@ impl Shared {
             .tasks
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        tasks.retain(|t| !t.is_finished());
         tasks.push(task);
     }
 
     /// Every task tracked so far, for shutdown to wait on.
     pub(crate) fn take_tasks(&self) -> Vec<JoinHandle<()>> {
         std::mem::take(
-            &mut *self
+            &mut self
                 .tasks
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .list,
         )
     }
 
@@ -155,4 +178,34 @@ pub(crate) fn wall_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn finished_tasks_are_swept_out_and_running_ones_kept() {
+        let mut tasks = Tasks::default();
+        let running: Vec<_> = (0..100)
+            .map(|_| tokio::spawn(std::future::pending::<()>()))
+            .collect();
+        let aborts: Vec<_> = running.iter().map(JoinHandle::abort_handle).collect();
+        for task in running {
+            tasks.push(task);
+        }
+        for _ in 0..1_000 {
+            let task = tokio::spawn(async {});
+            while !task.is_finished() {
+                tokio::task::yield_now().await;
+            }
+            tasks.push(task);
+            assert!(tasks.list.len() <= 2 * 100 + 1, "{}", tasks.list.len());
+        }
+        let still = tasks.list.iter().filter(|t| !t.is_finished()).count();
+        assert_eq!(still, 100, "every running task is kept for shutdown");
+        for abort in aborts {
+            abort.abort();
+        }
+    }
 }

@@ -21,6 +21,7 @@
 //! - `records`: the stored record types and their encoding.
 //! - `owners`, `seasons`, `settings`, `reset_codes`, `backup`: owner mode's tables and
 //!   writes (tables added beside schema 2's, which older releases ignore).
+//! - `ratings`: every player's ratings in memory, kept true by the writer after each commit.
 //! - `writer`: the writer thread, the durability deadline, healing.
 //! - [`health`]: what `/api/health` and the status display say about the card.
 //!
@@ -30,6 +31,7 @@
 mod backup;
 pub mod health;
 mod owners;
+mod ratings;
 mod records;
 mod reset_codes;
 mod seasons;
@@ -157,6 +159,8 @@ pub(crate) struct Core {
     path: PathBuf,
     data_dir: PathBuf,
     health: Mutex<health::Tracker>,
+    /// Every player's ratings, for game starts (`ratings`).
+    ratings: ratings::Ratings,
 }
 
 impl std::fmt::Debug for Core {
@@ -334,7 +338,14 @@ impl Store {
             path,
             data_dir: data_dir.to_owned(),
             health: Mutex::new(health::Tracker::default()),
+            ratings: ratings::Ratings::default(),
         });
+        if let Some(db) = core.db().ok()
+            && let Err(e) = core.ratings.load(&db)
+        {
+            // Not fatal: rating reads go to the file, as they would for a damaged record.
+            tracing::warn!(error = %e, "loading the ratings into memory failed");
+        }
         core.check_space();
         let (sender, receiver) = mpsc::channel();
         let writer = Writer::new(Arc::clone(&core));
@@ -776,6 +787,10 @@ impl Persistence for Store {
                 })
                 .collect()
         })
+    }
+
+    fn ratings_in_memory(&self, game: Game, users: &[UserId]) -> Option<Vec<i32>> {
+        self.inner.core.ratings.get(game, users)
     }
 
     fn save_room(&self, room_id: &str, state: Vec<u8>) -> StoreFuture<()> {

@@ -315,6 +315,8 @@ impl Writer {
     /// Notes a failure of the card: reported on `/api/health`, healed from the next tick.
     fn failed(&mut self, e: &StoreError) {
         if e.is_unavailable() {
+            // A commit that failed may or may not have reached the file.
+            self.core.ratings.distrust();
             self.needs_reopen = true;
             self.heal_due = Some(Instant::now() + HEAL_EVERY);
             self.core.set_failing(e);
@@ -396,6 +398,10 @@ impl Writer {
             Ok(()) => {
                 tracing::info!("storage works again");
                 self.succeeded(true);
+                if let Ok(db) = self.core.db() {
+                    // Loads the ratings copy again (dropped when the card failed).
+                    self.core.ratings.reload(&db);
+                }
             }
             Err(e) => {
                 tracing::debug!(error = %e, "storage still failing");
@@ -430,8 +436,11 @@ fn commit_batch(
     match apply_all(db, &batch, durable) {
         Ok(outcomes) => {
             tracing::trace!(size, durable, "group commit");
-            // Before the answers, so that a caller who looks at the health next sees it.
+            // Before the answers, so that a caller who looks at the health or a rating next
+            // sees it.
             core.set_working();
+            core.ratings
+                .committed(db, batch.iter().map(|(op, _)| op), &outcomes);
             for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
                 // A caller that stopped waiting does not need the answer.
                 let _ignored = reply.send(Ok(outcome));
