@@ -54,7 +54,8 @@ impl Locator<'_> {
     }
 }
 
-/// Keys that are not characters, as WebDriver codes them (private-use code points).
+/// The keys the tests press that are not characters, as WebDriver codes them (private-use
+/// code points).
 pub mod key {
     use std::fmt;
 
@@ -62,13 +63,9 @@ pub mod key {
     pub enum Key {
         Tab,
         Enter,
-        Escape,
         End,
-        Home,
         Left,
         Up,
-        Right,
-        Down,
     }
 
     impl Key {
@@ -77,13 +74,9 @@ pub mod key {
             match self {
                 Key::Tab => '\u{E004}',
                 Key::Enter => '\u{E007}',
-                Key::Escape => '\u{E00C}',
                 Key::End => '\u{E010}',
-                Key::Home => '\u{E011}',
                 Key::Left => '\u{E012}',
                 Key::Up => '\u{E013}',
-                Key::Right => '\u{E014}',
-                Key::Down => '\u{E015}',
             }
         }
     }
