@@ -79,19 +79,30 @@ impl core::fmt::Display for FrameError {
 impl std::error::Error for FrameError {}
 
 fn decode<T: DeserializeOwned>(frame: &Frame, max: usize) -> Result<T, FrameError> {
-    if frame.len() > max {
+    match frame {
+        Frame::Text(text) => decode_payload(Framing::Text, text.as_bytes(), max),
+        Frame::Binary(bytes) => decode_payload(Framing::Binary, bytes, max),
+    }
+}
+
+fn decode_payload<T: DeserializeOwned>(
+    framing: Framing,
+    payload: &[u8],
+    max: usize,
+) -> Result<T, FrameError> {
+    if payload.len() > max {
         return Err(FrameError::TooLarge {
-            len: frame.len(),
+            len: payload.len(),
             max,
         });
     }
-    match frame {
-        Frame::Text(text) => {
-            serde_json::from_str(text).map_err(|e| FrameError::Malformed(e.to_string()))
+    match framing {
+        Framing::Text => {
+            serde_json::from_slice(payload).map_err(|e| FrameError::Malformed(e.to_string()))
         }
-        Frame::Binary(bytes) => {
+        Framing::Binary => {
             // Trailing bytes are refused: one frame holds exactly one message.
-            let (msg, rest) = postcard::take_from_bytes(bytes)
+            let (msg, rest) = postcard::take_from_bytes(payload)
                 .map_err(|e| FrameError::Malformed(e.to_string()))?;
             if rest.is_empty() {
                 Ok(msg)
@@ -129,6 +140,17 @@ fn encode<T: Serialize>(msg: &T, framing: Framing) -> Frame {
 /// Decodes a frame from a client (the server's side), refusing frames over `max` bytes.
 pub fn decode_client(frame: &Frame, max: usize) -> Result<ClientMsg, FrameError> {
     decode(frame, max)
+}
+
+/// Decodes a client frame's payload in `framing` where it lies (the server's side: the
+/// WebSocket layer's buffer, not a copy), refusing payloads over `max` bytes. Text payloads are
+/// valid UTF-8 (the WebSocket layer checks); the result is as [`decode_client`]'s.
+pub fn decode_client_payload(
+    framing: Framing,
+    payload: &[u8],
+    max: usize,
+) -> Result<ClientMsg, FrameError> {
+    decode_payload(framing, payload, max)
 }
 
 /// Decodes a frame from the server (a client's side). Server frames have no size limit here.

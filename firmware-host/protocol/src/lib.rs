@@ -38,7 +38,7 @@ pub mod view;
 
 pub use client::{ClientMsg, CreateRoom, JoiningRequest, OpponentRequest};
 pub use error::ErrorCode;
-pub use frame::{Frame, FrameError, Framing, decode_client, decode_server};
+pub use frame::{Frame, FrameError, Framing, decode_client, decode_client_payload, decode_server};
 pub use server::{CloseReason, Event, ServerMsg};
 pub use view::{
     ClockView, EloPreview, JoinRequestView, Joining, Name, Phase, PlayerView, ResultView, RoomKind,

@@ -15,6 +15,9 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 
+use futures_util::FutureExt as _;
+use std::panic::AssertUnwindSafe;
+
 use crate::handle::{Outbox, RoomHandle, RoomMsg, SharedMsg, ToSession};
 use crate::persistence::Persistence;
 use crate::room::passcode;
@@ -38,20 +41,23 @@ pub(crate) fn spawn(
         .lobby
         .insert(handle.clone(), listed.clone(), room.host().clone());
     let id = handle.id.clone();
-    let room_task = tokio::spawn(run(room, listed, initial, rx, shared.clone(), restored));
-    // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
-    // its saved state stays for the next start.
-    let supervisor = {
+    let task = {
         let shared = shared.clone();
         tokio::spawn(async move {
-            if let Err(e) = room_task.await {
-                tracing::error!(room = %id, error = %e, "room task failed");
+            // A room that panicked (a bug) must not linger in the lobby or hold its players'
+            // seats; its saved state stays for the next start. Caught in the room's own task
+            // rather than by a second task awaiting it: one task fewer per game (issue 13).
+            let ran = AssertUnwindSafe(run(room, listed, initial, rx, shared.clone(), restored))
+                .catch_unwind()
+                .await;
+            if ran.is_err() {
+                tracing::error!(room = %id, "room task failed: it panicked");
                 shared.lobby.remove(&id);
                 shared.seats.clone().release_room(&id);
             }
         })
     };
-    shared.track(supervisor);
+    shared.track(task);
     handle
 }
 
@@ -63,15 +69,17 @@ enum SaveOp {
     Delete,
 }
 
-/// How long a room's saver waits after a change before writing, so that the moves of a quick
-/// exchange (and a game that starts and ends within it) share one write. The store's durability
+/// How long a room waits after a change before its state is written, so that the moves of a
+/// quick exchange (and a game that starts and ends within it) share one write. The store's durability
 /// deadline (`DURABLE_WITHIN`) is this much shorter than a second, so that a power cut loses
 /// at most the last second of an open game.
 pub const SAVE_COALESCE: Duration = Duration::from_millis(50);
 
-/// A room's writer of its saved state: one at a time, in order, coalescing bursts; the
-/// store's writer answers each when its commit is done. `stored`: the store may hold the
-/// room already (it was restored from there).
+/// A room's writer of its saved state: one at a time, in order, the newest state only (what
+/// changed while a write was under way is written next, once); the store's writer answers each
+/// when its commit is done. `stored`: the store may hold the room already (it was restored
+/// from there). The room starts it at its first write ([`Actor::store_state`]), so a game that
+/// starts and ends within [`SAVE_COALESCE`] has none.
 fn spawn_saver(
     store: Arc<dyn Persistence>,
     id: RoomId,
@@ -82,7 +90,6 @@ fn spawn_saver(
         // `changed` still reports a value sent just before the sender was dropped, so the
         // last state is written before the loop ends.
         while rx.changed().await.is_ok() {
-            tokio::time::sleep(SAVE_COALESCE).await;
             let op = rx.borrow_and_update().clone();
             let result = match op {
                 SaveOp::Idle => Ok(()),
@@ -113,7 +120,13 @@ struct Actor {
     shared: Arc<Shared>,
     rng: StdRng,
     outboxes: HashMap<ConnId, (PlayerKey, Outbox)>,
-    saver: watch::Sender<SaveOp>,
+    /// The room's saver, started at its first write.
+    saver: Option<(watch::Sender<SaveOp>, JoinHandle<()>)>,
+    /// The store may hold this room (it was restored from there): a delete must reach it.
+    restored: bool,
+    /// When the room's state, changed since it was last written, is to be written
+    /// ([`SAVE_COALESCE`] after the first change): serialised then, once, not at every move.
+    save_due: Option<Instant>,
     closed: bool,
     /// A rated result the store could not take yet (issue 10.2).
     pending: Option<PendingResult>,
@@ -191,13 +204,14 @@ async fn run(
     shared: Arc<Shared>,
     restored: bool,
 ) {
-    let (saver, saver_task) = spawn_saver(shared.store.clone(), room.id().to_owned(), restored);
     let mut actor = Actor {
         room,
         shared,
         rng: StdRng::from_rng(&mut rand::rng()),
         outboxes: HashMap::new(),
-        saver,
+        saver: None,
+        restored,
+        save_due: None,
         closed: false,
         pending: None,
         // What `Lobby::insert` stored.
@@ -206,6 +220,13 @@ async fn run(
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
     let mut shutdown_done = None;
+    // One timer for the move clock, the idle close, the pending result's retry and the save,
+    // set to the earliest of them. A deadline that moved later (every move moves the clock's)
+    // leaves it as it is: it fires early, finds nothing due and is set again. So a move costs
+    // no timer made, registered and cancelled (issue 13); it never fires late.
+    let alarm = tokio::time::sleep_until(Instant::now());
+    tokio::pin!(alarm);
+    let mut armed: Option<Instant> = None;
     while !actor.closed {
         let clock = actor
             .room
@@ -223,6 +244,14 @@ async fn run(
         let idle = (actor.room.is_empty() && !(online && actor.room.phase() == Phase::Playing))
             .then(|| empty_since + after);
         let retry = actor.pending.as_ref().map(|p| p.retry_at);
+        let save = actor.save_due;
+        let next = [clock, idle, retry, save].into_iter().flatten().min();
+        if let Some(next) = next
+            && armed.is_none_or(|at| next < at)
+        {
+            alarm.as_mut().reset(next);
+            armed = Some(next);
+        }
         tokio::select! {
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
@@ -267,23 +296,31 @@ async fn run(
                     empty_since = Instant::now();
                 }
             }
-            () = async { sleep_until(clock.expect("guarded by the branch condition")).await }, if clock.is_some() => {
-                let now_ms = actor.shared.now_ms();
-                let mut seats = actor.shared.seats.clone();
-                let fx = actor.room.tick(&mut Ctx {
-                    now_ms,
-                    wall_ms: wall_ms(),
-                    rng: &mut actor.rng,
-                    seats: &mut seats,
-                    rated: &*actor.shared,
-                });
-                actor.carry_out(fx, None).await;
-            }
-            () = async { sleep_until(retry.expect("guarded by the branch condition")).await }, if retry.is_some() => {
-                actor.retry_pending().await;
-            }
-            () = async { sleep_until(idle.expect("guarded by the branch condition")).await }, if idle.is_some() => {
-                actor.carry_out(vec![Effect::Close(CloseReason::Idle)], None).await;
+            () = &mut alarm, if armed.is_some() => {
+                armed = None;
+                let now = Instant::now();
+                let due = |at: Option<Instant>| at.is_some_and(|at| at <= now);
+                if due(save) {
+                    actor.save_now();
+                }
+                // One at a time: the next turn of the loop sets the timer again, at once for
+                // another that is due.
+                if due(clock) {
+                    let now_ms = actor.shared.now_ms();
+                    let mut seats = actor.shared.seats.clone();
+                    let fx = actor.room.tick(&mut Ctx {
+                        now_ms,
+                        wall_ms: wall_ms(),
+                        rng: &mut actor.rng,
+                        seats: &mut seats,
+                        rated: &*actor.shared,
+                    });
+                    actor.carry_out(fx, None).await;
+                } else if due(retry) {
+                    actor.retry_pending().await;
+                } else if due(idle) {
+                    actor.carry_out(vec![Effect::Close(CloseReason::Idle)], None).await;
+                }
             }
         }
     }
@@ -328,10 +365,16 @@ async fn run(
             | RoomMsg::Close { .. } => {}
         }
     }
+    if actor.save_due.is_some() {
+        // A change not yet written (stopping, the room stays saved to be restored).
+        actor.save_now();
+    }
     // Dropping the sender lets the saver write its last state and stop.
-    drop(actor.saver);
-    if let Err(e) = saver_task.await {
-        tracing::error!(error = %e, "room saver failed");
+    if let Some((saver, saver_task)) = actor.saver.take() {
+        drop(saver);
+        if let Err(e) = saver_task.await {
+            tracing::error!(error = %e, "room saver failed");
+        }
     }
     if let Some(done) = shutdown_done {
         // The hub may have stopped waiting; nothing to do then.
@@ -555,7 +598,8 @@ impl Actor {
                     if let Some(pending) = self.pending.take() {
                         keep_retrying(&self.shared, pending);
                     }
-                    self.saver.send_replace(SaveOp::Delete);
+                    self.save_due = None;
+                    self.store_state(SaveOp::Delete);
                     self.shared.lobby.remove(&id);
                     self.closed = true;
                     return;
@@ -653,12 +697,35 @@ impl Actor {
             self.shared.lobby.update(summary.clone(), self.room.bans());
             self.listed = (summary, self.room.bans().clone());
         }
+        self.save_due
+            .get_or_insert_with(|| Instant::now() + SAVE_COALESCE);
+    }
+
+    /// Writes the room's state as it is now (deletes it once the game has finished).
+    fn save_now(&mut self) {
+        self.save_due = None;
         let op = match self.room.phase() {
             // A finished game is in the games table; its room is no longer restored.
             Phase::Finished => SaveOp::Delete,
             Phase::Waiting | Phase::Playing => SaveOp::Save(Arc::new(self.room.save())),
         };
-        self.saver.send_replace(op);
+        self.store_state(op);
+    }
+
+    /// Hands `op` to the room's saver, started now if this is the room's first write. A room
+    /// the store never held has nothing to delete.
+    fn store_state(&mut self, op: SaveOp) {
+        if self.saver.is_none() && !self.restored && matches!(op, SaveOp::Delete) {
+            return;
+        }
+        let (saver, _) = self.saver.get_or_insert_with(|| {
+            spawn_saver(
+                self.shared.store.clone(),
+                self.room.id().to_owned(),
+                self.restored,
+            )
+        });
+        saver.send_replace(op);
     }
 
     /// Sends every viewer the same message, encoded once.

@@ -2,11 +2,12 @@
 //! what rooms answer in the client's framing.
 
 use std::sync::Arc;
+use std::task::Poll;
 
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
-    ClientMsg, ErrorCode, Frame, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
-    decode_client,
+    ClientMsg, ErrorCode, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
+    decode_client_payload,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
@@ -135,7 +136,8 @@ where
     while matches!(stop, Stop::Continue) && !s.broken {
         tokio::select! {
             incoming = s.ws.next() => {
-                let frame = match incoming {
+                // The payload is decoded where tungstenite left it, not copied first.
+                let (framing, payload) = match &incoming {
                     None | Some(Ok(Message::Close(_))) => break,
                     Some(Err(WsError::Capacity(e))) => {
                         // Over the WebSocket layer's hard limit: refused before it is buffered
@@ -148,8 +150,8 @@ where
                         tracing::debug!(conn = s.member.conn, error = %e, "WebSocket read failed");
                         break;
                     }
-                    Some(Ok(Message::Text(text))) => Frame::Text(text.as_str().to_owned()),
-                    Some(Ok(Message::Binary(bytes))) => Frame::Binary(bytes.to_vec()),
+                    Some(Ok(Message::Text(text))) => (Framing::Text, text.as_bytes()),
+                    Some(Ok(Message::Binary(bytes))) => (Framing::Binary, &bytes[..]),
                     // Pings are answered by the WebSocket layer itself, but count as messages.
                     Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
                         if !bucket.take() {
@@ -162,7 +164,7 @@ where
                     stop = s.flood().await;
                     continue;
                 }
-                stop = s.frame(frame).await;
+                stop = s.frame(framing, payload).await;
             }
             () = &mut hello_timer, if !s.hello => {
                 tracing::info!(conn = s.member.conn, timeout_s = shared.config.hello_timeout.as_secs(), "WebSocket closed: no hello in time");
@@ -235,6 +237,25 @@ where
                 }
             }
         }
+    }
+}
+
+/// Whether `write` succeeded, or `Elapsed` when it did not finish within `timeout`. The timer
+/// is made only when the write has to wait: a socket that takes the bytes at once (nearly
+/// every write) costs no timer entry made and cancelled (issue 13).
+async fn bounded<F>(
+    timeout: std::time::Duration,
+    write: F,
+) -> Result<bool, tokio::time::error::Elapsed>
+where
+    F: Future<Output = Result<(), WsError>>,
+{
+    let mut write = std::pin::pin!(write);
+    match std::future::poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await {
+        Poll::Ready(result) => Ok(result.is_ok()),
+        Poll::Pending => tokio::time::timeout(timeout, write)
+            .await
+            .map(|r| r.is_ok()),
     }
 }
 
@@ -315,8 +336,8 @@ where
             return false;
         }
         let timeout = self.shared.config.send_timeout;
-        let written = tokio::time::timeout(timeout, self.ws.feed(msg)).await;
-        self.sent(written.map(|r| r.is_ok()))
+        let written = bounded(timeout, self.ws.feed(msg)).await;
+        self.sent(written)
     }
 
     /// Writes out everything queued.
@@ -325,8 +346,8 @@ where
             return false;
         }
         let timeout = self.shared.config.send_timeout;
-        let flushed = tokio::time::timeout(timeout, self.ws.flush()).await;
-        self.sent(flushed.map(|r| r.is_ok()))
+        let flushed = bounded(timeout, self.ws.flush()).await;
+        self.sent(flushed)
     }
 
     fn sent(&mut self, result: Result<bool, tokio::time::error::Elapsed>) -> bool {
@@ -364,10 +385,11 @@ where
         self.send(ServerMsg::error(id, code, message)).await
     }
 
-    async fn frame(&mut self, frame: Frame) -> Stop {
+    async fn frame(&mut self, framing: Framing, payload: &[u8]) -> Stop {
         // The reply uses the framing of the client's last frame.
-        self.framing = frame.framing();
-        let msg = match decode_client(&frame, self.shared.config.max_frame_bytes) {
+        self.framing = framing;
+        let msg = match decode_client_payload(framing, payload, self.shared.config.max_frame_bytes)
+        {
             Ok(msg) => msg,
             Err(e) => {
                 self.bad_frames += 1;

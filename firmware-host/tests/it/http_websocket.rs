@@ -211,3 +211,66 @@ async fn websockets_per_address_are_limited() {
     drop(second);
     server.shutdown().await;
 }
+
+/// A client frame as RFC 6455 has clients send it: FIN, text, masked (short payloads only).
+fn masked_text(payload: &str, key: [u8; 4]) -> Vec<u8> {
+    let bytes = payload.as_bytes();
+    assert!(bytes.len() < 126, "a short frame");
+    let mut frame = vec![0x81, 0x80 | u8::try_from(bytes.len()).expect("short")];
+    frame.extend_from_slice(&key);
+    frame.extend(bytes.iter().enumerate().map(|(i, b)| b ^ key[i % 4]));
+    frame
+}
+
+/// Bytes a client sends right behind its upgrade request, in the same packet, before it has
+/// the server's 101 (allowed: the server reads the WebSocket from the end of the request on),
+/// are read as the connection's first frames, not lost with hyper's buffer (issue 13 hands the
+/// TCP socket itself to the WebSocket).
+#[tokio::test]
+async fn frames_sent_with_the_upgrade_request_are_read_not_lost() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio_tungstenite::tungstenite::protocol::Role;
+
+    let s = TestServer::start().await;
+    let mut bytes = format!(
+        "GET /ws HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        s.addr()
+    )
+    .into_bytes();
+    let hello = format!(
+        "{{\"hello\":{{\"version\":{}}}}}",
+        protocol::PROTOCOL_VERSION
+    );
+    bytes.extend(masked_text(&hello, [1, 2, 3, 4]));
+    bytes.extend(masked_text(r#"{"ping":{"id":7}}"#, [9, 8, 7, 6]));
+    let mut stream = TcpStream::connect(s.addr()).await.expect("connect");
+    stream.write_all(&bytes).await.expect("one write");
+    // The response head, a byte at a time so that no WebSocket frame is taken with it.
+    let mut head = Vec::new();
+    tokio::time::timeout(STEP, async {
+        while !head.ends_with(b"\r\n\r\n") {
+            head.push(stream.read_u8().await.expect("response head"));
+        }
+    })
+    .await
+    .expect("the 101 in time");
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    let mut ws = WebSocketStream::from_raw_socket(stream, Role::Client, None).await;
+    let first = next_json(&mut ws).await;
+    assert!(
+        first.get("hello").is_some(),
+        "the server's hello first: {first}"
+    );
+    let pong = next_json(&mut ws).await;
+    assert_eq!(
+        pong,
+        serde_json::json!({"pong": {"id": 7}}),
+        "the ping sent with the request is answered"
+    );
+    s.server.shutdown().await;
+}

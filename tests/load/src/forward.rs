@@ -29,7 +29,7 @@ type Outbox = mpsc::Sender<Message>;
 type Waiting = HashMap<String, (Outbox, oneshot::Sender<Outbox>)>;
 
 /// Serves the forwarder on `listener` until the process ends. `read_buffer` is each
-/// connection's read buffer (tungstenite's default, 128 KiB, is what firmware-host uses).
+/// connection's read buffer (tungstenite's default is 128 KiB; firmware-host reads into 1 KiB).
 pub async fn serve(listener: TcpListener, read_buffer: usize) {
     let config = WebSocketConfig::default().read_buffer_size(read_buffer);
     let waiting: Arc<Mutex<Waiting>> = Arc::default();

@@ -300,3 +300,57 @@ async fn a_room_gone_before_its_first_save_costs_no_store_write() {
     assert!(store.rooms.lock().unwrap().is_empty());
     hub.shutdown().await;
 }
+
+/// Issue 13: a room's state is serialised and written once per [`rooms::SAVE_COALESCE`] after a
+/// change, not at every move: a burst of moves costs one write, and that write holds the last
+/// of them (a second hub on the same store restores the room with every move).
+#[tokio::test(start_paused = true)]
+async fn a_burst_of_moves_is_written_once_with_the_last_of_them() {
+    use std::sync::atomic::Ordering;
+    let store = Arc::new(MemoryStore::default());
+    let hub = Hub::start(store.clone(), HubConfig::default());
+    let mut kiosk = connect(&hub, guest("kiosk")).await;
+    let ServerMsg::Room { room, .. } = kiosk
+        .ask(|id| ClientMsg::CreateRoom {
+            id,
+            room: CreateRoom {
+                game: Game::Xo,
+                opponent: OpponentRequest::Local {
+                    names: ["Sara".into(), "Omar".into()],
+                },
+                time_per_move_s: None,
+            },
+        })
+        .await
+    else {
+        panic!("a snapshot")
+    };
+    let writes = || store.room_writes.load(Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(writes(), 1, "the new room, written once it had lasted");
+    // Four moves at one instant, no line among them.
+    for cell in [0, 4, 8, 2] {
+        let reply = kiosk.ask(|id| ClientMsg::Move { id, cell }).await;
+        assert!(matches!(reply, ServerMsg::Room { .. }), "{reply:?}");
+    }
+    assert_eq!(writes(), 1, "nothing written before the coalescing time");
+    tokio::time::sleep(rooms::SAVE_COALESCE + Duration::from_millis(1)).await;
+    assert_eq!(writes(), 2, "the burst, written once");
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(writes(), 2, "and no more while nothing changes");
+    hub.shutdown().await;
+
+    let again = Hub::start(store.clone(), HubConfig::default());
+    let mut kiosk = connect(&again, guest("kiosk")).await;
+    let ServerMsg::Room { room: restored, .. } = kiosk
+        .ask(|id| ClientMsg::Open {
+            id,
+            room: room.id.clone(),
+        })
+        .await
+    else {
+        panic!("the restored room")
+    };
+    assert_eq!(restored.moves, vec![0, 4, 8, 2], "every move of the burst");
+    again.shutdown().await;
+}
