@@ -4,6 +4,7 @@
 
 use engine::{Cell, Game, Mark};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::RoomId;
 use crate::records::{GameEnd, PlayerRef, RatingUpdate, UserId};
@@ -171,6 +172,142 @@ pub struct RoomView {
     /// The mark (as held in the finished game) whose rematch offer is pending (M3.12).
     #[serde(default)]
     pub rematch_offer: Option<Mark>,
+}
+
+/// The fields of a [`RoomView`] before `you`, borrowed, with the same names in the same order:
+/// their JSON is what every reader of a room shares when their snapshots differ only in `you`.
+#[derive(Serialize)]
+struct RoomViewHead<'a> {
+    id: &'a RoomId,
+    game: Game,
+    kind: &'a RoomKind,
+    phase: Phase,
+    per_move_ms: Option<u32>,
+    seats: &'a RawValue,
+    x: &'a [Cell],
+    o: &'a [Cell],
+    turn: Mark,
+    glowing: Option<Cell>,
+    moves: &'a [Cell],
+    clock: &'a Option<ClockView>,
+    repetition_warning: bool,
+    draw_offer: Option<Mark>,
+    requests: &'a [JoinRequestView],
+    result: &'a Option<ResultView>,
+    elo: &'a Option<EloPreview>,
+    spectators: u32,
+    can_undo: bool,
+}
+
+impl RoomView {
+    /// The JSON of this view's fields before `you` (`{"id":…,"can_undo":…`, without the
+    /// closing brace), which [`room_json`] completes for each reader: encoded once for a
+    /// room's players and spectators instead of once each (issue 13). `seats` keeps the
+    /// seats' JSON from one snapshot to the next while they stay the same.
+    pub fn json_head(&self, seats: &mut SeatsJson) -> String {
+        let head = RoomViewHead {
+            id: &self.id,
+            game: self.game,
+            kind: &self.kind,
+            phase: self.phase,
+            per_move_ms: self.per_move_ms,
+            seats: seats.json(&self.seats),
+            x: &self.x,
+            o: &self.o,
+            turn: self.turn,
+            glowing: self.glowing,
+            moves: &self.moves,
+            clock: &self.clock,
+            repetition_warning: self.repetition_warning,
+            draw_offer: self.draw_offer,
+            requests: &self.requests,
+            result: &self.result,
+            elo: &self.elo,
+            spectators: self.spectators,
+            can_undo: self.can_undo,
+        };
+        let mut json = Vec::with_capacity(crate::frame::ENCODE_CAPACITY);
+        write_json(&mut json, &head);
+        json.pop();
+        String::from_utf8(json).expect("serde_json writes UTF-8")
+    }
+}
+
+/// The JSON of a room's two seats, kept while they stay the same. They do for a whole game (the
+/// players, their ratings and marks; only a player's presence changes), and they are the
+/// largest part of a snapshot: two thirds of its encoding.
+#[derive(Debug, Default)]
+pub struct SeatsJson {
+    seats: Option<[SeatView; 2]>,
+    json: Option<Box<RawValue>>,
+}
+
+impl SeatsJson {
+    fn json(&mut self, seats: &[SeatView; 2]) -> &RawValue {
+        if self.seats.as_ref() != Some(seats) || self.json.is_none() {
+            self.json = Some(
+                serde_json::value::to_raw_value(seats)
+                    .expect("wire types always serialise to JSON"),
+            );
+            self.seats = Some(seats.clone());
+        }
+        self.json.as_deref().expect("set above")
+    }
+}
+
+fn write_json<T: Serialize>(out: &mut Vec<u8>, value: &T) {
+    serde_json::to_writer(out, value).expect("wire types always serialise to JSON");
+}
+
+/// The JSON text of `ServerMsg::Room { id, room }` for one reader, from `head`, the
+/// [`RoomView::json_head`] of a view that differs from `room` at most in `you` (the reader's,
+/// given here with the view's `rematch_offer`): the same text as encoding the message whole.
+/// The few fields around the head are written directly (test
+/// `a_snapshot_completed_per_reader_is_the_text_of_the_whole_message` holds them to serde's).
+pub fn room_json(
+    id: Option<crate::RequestId>,
+    head: &str,
+    you: &YouView,
+    rematch_offer: Option<Mark>,
+) -> String {
+    use std::fmt::Write as _;
+    fn number(json: &mut String, n: Option<impl std::fmt::Display>) {
+        match n {
+            Some(n) => {
+                let _infallible = write!(json, "{n}");
+            }
+            None => json.push_str("null"),
+        }
+    }
+    // Every field, by name: one added to `YouView` must be written here too.
+    let YouView {
+        seat,
+        host,
+        to_move,
+        requested,
+    } = *you;
+    let flag = |b: bool| if b { "true" } else { "false" };
+    let mut json = String::with_capacity(head.len() + 160);
+    json.push_str("{\"room\":{\"id\":");
+    number(&mut json, id);
+    json.push_str(",\"room\":");
+    json.push_str(head);
+    json.push_str(",\"you\":{\"seat\":");
+    number(&mut json, seat);
+    json.push_str(",\"host\":");
+    json.push_str(flag(host));
+    json.push_str(",\"to_move\":");
+    json.push_str(flag(to_move));
+    json.push_str(",\"requested\":");
+    json.push_str(flag(requested));
+    json.push_str("},\"rematch_offer\":");
+    json.push_str(match rematch_offer {
+        None => "null",
+        Some(Mark::X) => "\"X\"",
+        Some(Mark::O) => "\"O\"",
+    });
+    json.push_str("}}}");
+    json
 }
 
 /// One row of the lobby.

@@ -441,3 +441,71 @@ fn finished_game_round_trips_in_postcard_for_the_store() {
     let json = serde_json::to_string(&game).unwrap();
     assert_eq!(serde_json::from_str::<FinishedGame>(&json).unwrap(), game);
 }
+
+/// Issue 13: a room's snapshot is encoded once up to `you` and completed per reader. The result
+/// is the very text of encoding the whole message, for every reader and request id, and for
+/// views with every optional part present or absent, names that need escaping included. A
+/// field added to `RoomView` but not to the shared head fails here (`sample_view` sets them all).
+#[test]
+fn a_snapshot_completed_per_reader_is_the_text_of_the_whole_message() {
+    let full = sample_view();
+    let mut bare = sample_view();
+    bare.kind = RoomKind::Local;
+    bare.per_move_ms = None;
+    bare.clock = None;
+    bare.draw_offer = None;
+    bare.requests.clear();
+    bare.result = None;
+    bare.elo = None;
+    bare.rematch_offer = None;
+    bare.x.clear();
+    bare.o.clear();
+    bare.moves.clear();
+    bare.glowing = Some(4);
+    let mut escaped = sample_view();
+    escaped.rematch_offer = Some(Mark::X);
+    escaped.seats[0].player = Some(PlayerView {
+        player: PlayerRef::Local {
+            name: "\"you\":{} \\ سارة \u{1}".into(),
+        },
+        rating: None,
+        name: Name::Local {
+            name: ",\"you\":{\"seat\":1}".into(),
+        },
+    });
+    let readers = [
+        YouView {
+            seat: Some(1),
+            host: false,
+            to_move: true,
+            requested: false,
+        },
+        YouView {
+            seat: None,
+            host: true,
+            to_move: false,
+            requested: true,
+        },
+    ];
+    // One cache across the views, as a room keeps it: it must notice the seats changing.
+    let mut seats = SeatsJson::default();
+    for view in [full.clone(), bare, escaped, full] {
+        let head = view.json_head(&mut seats);
+        for you in readers {
+            for id in [None, Some(0), Some(u32::MAX)] {
+                let mut whole = view.clone();
+                whole.you = you;
+                let expected = match (ServerMsg::Room {
+                    id,
+                    room: Box::new(whole),
+                })
+                .encode(Framing::Text)
+                {
+                    Frame::Text(text) => text,
+                    Frame::Binary(_) => unreachable!("text framing"),
+                };
+                assert_eq!(room_json(id, &head, &you, view.rematch_offer), expected);
+            }
+        }
+    }
+}

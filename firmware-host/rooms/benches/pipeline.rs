@@ -1,6 +1,7 @@
 //! The room pipeline of one move, without sockets or threads: the client's frame decoded, the
 //! intent applied by the room, and the snapshots encoded for the two players and one spectator
-//! (what the room actor and the sessions do for every move). A regression in the hot path shows
+//! (what the room actor and the sessions do for every move; `…_per_viewer`: each snapshot built
+//! and encoded whole, as before issue 13). A regression in the hot path shows
 //! here without a load run; `scripts/bench load` measures the whole server.
 //!
 //! `cargo bench -p rooms --bench pipeline`
@@ -11,7 +12,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use engine::Game;
 use protocol::{
     ClientMsg, CreateRoom, Frame, Framing, JoiningRequest, MAX_FRAME_BYTES, OpponentRequest,
-    ServerMsg, decode_client,
+    SeatsJson, ServerMsg, decode_client, room_json,
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -118,6 +119,18 @@ fn room_after(
     (room, mover.clone())
 }
 
+/// How a move's snapshots are made.
+#[derive(Clone, Copy)]
+enum Snapshots {
+    /// As the actor does: one view for every reader (only their `you` differs during a game),
+    /// its JSON up to `you` encoded once (the seats' part kept from the last snapshot), then
+    /// completed per reader.
+    Shared,
+    /// A view built and encoded whole for each reader (what the server did before issue 13,
+    /// and still does for rooms where readers see different things).
+    PerViewer,
+}
+
 /// One move through the pipeline: decode, apply, a snapshot per viewer encoded as JSON.
 fn one_move(
     bench: &mut Bench,
@@ -125,6 +138,8 @@ fn one_move(
     frame: &Frame,
     mover: &Member,
     viewers: &[&Member; 3],
+    how: Snapshots,
+    seats: &mut SeatsJson,
 ) -> usize {
     let msg = decode_client(frame, MAX_FRAME_BYTES).expect("the bench's frame decodes");
     let (id, intent) = match msg {
@@ -133,6 +148,17 @@ fn one_move(
     };
     bench.apply(room, mover, intent);
     let mut bytes = 0;
+    if let Snapshots::Shared = how {
+        assert!(room.views_differ_only_in_you());
+        let view = room.view_for(&viewers[0].key, bench.now_ms);
+        let head = view.json_head(seats);
+        for viewer in viewers {
+            let id = (viewer.conn == mover.conn).then_some(id).flatten();
+            let you = room.you_for(&viewer.key);
+            bytes += room_json(id, &head, &you, view.rematch_offer).len();
+        }
+        return bytes;
+    }
     for viewer in viewers {
         let msg = ServerMsg::Room {
             id: (viewer.conn == mover.conn).then_some(id).flatten(),
@@ -166,13 +192,25 @@ fn pipeline(c: &mut Criterion) {
         };
         let (room, mover) = room_after(&mut bench, game, [&sara, &omar], &watcher, opening);
         let frame = Frame::Text(format!(r#"{{"move":{{"id":7,"cell":{cell}}}}}"#));
-        group.bench_function(name, |b| {
-            b.iter_batched_ref(
-                || room.clone(),
-                |room| black_box(one_move(&mut bench, room, &frame, &mover, &viewers)),
-                BatchSize::SmallInput,
-            );
-        });
+        for (how, suffix) in [
+            (Snapshots::Shared, ""),
+            (Snapshots::PerViewer, "_per_viewer"),
+        ] {
+            // The seats' JSON as the room's actor keeps it: made at the game's first snapshot.
+            let mut seats = SeatsJson::default();
+            room.view_for(&sara.key, bench.now_ms).json_head(&mut seats);
+            group.bench_function(format!("{name}{suffix}"), |b| {
+                b.iter_batched_ref(
+                    || room.clone(),
+                    |room| {
+                        black_box(one_move(
+                            &mut bench, room, &frame, &mover, &viewers, how, &mut seats,
+                        ))
+                    },
+                    BatchSize::SmallInput,
+                );
+            });
+        }
     }
     // What the actor also does per move: the room's saved state, and its lobby row.
     let mut bench = Bench {

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
-use protocol::{CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, RoomSummary, ServerMsg};
+use protocol::{
+    CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, RoomSummary, SeatsJson, ServerMsg,
+};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use tokio::sync::{mpsc, watch};
@@ -18,7 +20,7 @@ use tokio::time::{Instant, sleep_until};
 use futures_util::FutureExt as _;
 use std::panic::AssertUnwindSafe;
 
-use crate::handle::{Outbox, RoomHandle, RoomMsg, SharedMsg, ToSession};
+use crate::handle::{Outbox, RoomHandle, RoomMsg, SharedMsg, SharedRoom, ToSession};
 use crate::persistence::Persistence;
 use crate::room::passcode;
 use crate::room::{Audience, Bans, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
@@ -133,6 +135,8 @@ struct Actor {
     /// The summary and bans the lobby holds for this room (only this actor changes them): a
     /// snapshot that leaves them as they were (every move) does not take the lobby's lock.
     listed: (RoomSummary, Bans),
+    /// The seats' JSON of the last snapshot, reused while they stay the same.
+    seats_json: SeatsJson,
 }
 
 /// First wait before storing a pending result again; it doubles up to [`RETRY_MAX`].
@@ -216,6 +220,7 @@ async fn run(
         pending: None,
         // What `Lobby::insert` stored.
         listed: (listed, Bans::default()),
+        seats_json: SeatsJson::default(),
     };
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
@@ -669,9 +674,23 @@ impl Actor {
         let now_ms = self.shared.now_ms();
         let mut dead = Vec::new();
         let mut spectators: Option<Arc<SharedMsg>> = None;
+        // One view for every reader when only their `you` differs (a game in progress).
+        let mut shared: Option<Arc<SharedRoom>> = None;
+        let one_view = self.room.views_differ_only_in_you();
         for (conn, (key, outbox)) in &self.outboxes {
             let id = sender.filter(|(c, _)| c == conn).and_then(|(_, id)| id);
-            let item = if id.is_none() && self.room.sees_spectator_view(key) {
+            let item = if one_view {
+                let room = shared.get_or_insert_with(|| {
+                    let view = self.room.view_for(key, now_ms);
+                    let head = view.json_head(&mut self.seats_json);
+                    SharedRoom::new(view, head)
+                });
+                ToSession::Room {
+                    room: Arc::clone(room),
+                    id,
+                    you: self.room.you_for(key),
+                }
+            } else if id.is_none() && self.room.sees_spectator_view(key) {
                 let shared = spectators.get_or_insert_with(|| {
                     SharedMsg::new(ServerMsg::Room {
                         id: None,
@@ -692,8 +711,8 @@ impl Actor {
         for conn in dead {
             self.drop_conn(conn);
         }
-        let summary = self.room.summary();
-        if summary != self.listed.0 || *self.room.bans() != self.listed.1 {
+        if !self.room.is_listed_as(&self.listed.0) || *self.room.bans() != self.listed.1 {
+            let summary = self.room.summary();
             self.shared.lobby.update(summary.clone(), self.room.bans());
             self.listed = (summary, self.room.bans().clone());
         }

@@ -4,7 +4,7 @@
 use std::sync::{Arc, OnceLock};
 
 use protocol::records::UserId;
-use protocol::{Frame, Framing, RequestId, RoomId, ServerMsg};
+use protocol::{Frame, Framing, RequestId, RoomId, RoomView, ServerMsg, YouView};
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -22,6 +22,15 @@ pub(crate) enum ToSession {
     /// A message for several clients (a snapshot every spectator sees, an event for all),
     /// encoded once per framing whoever sends it first.
     Shared(Arc<SharedMsg>),
+    /// A room snapshot built once for all its readers ([`Room::views_differ_only_in_you`]),
+    /// with this reader's `you` and the request id echoed to them.
+    ///
+    /// [`Room::views_differ_only_in_you`]: crate::room::Room::views_differ_only_in_you
+    Room {
+        room: Arc<SharedRoom>,
+        id: Option<RequestId>,
+        you: YouView,
+    },
     /// M3.12: the room's next game is `room`; make it the current room and open it, echoing
     /// `id` (the request that made it, for its sender) in the snapshot.
     Follow {
@@ -55,6 +64,46 @@ impl SharedMsg {
             Framing::Binary => &self.binary,
         };
         cell.get_or_init(|| ws_message(&self.msg, framing)).clone()
+    }
+}
+
+/// One room snapshot for readers whose views differ only in `you`: built once, and its JSON up
+/// to `you` encoded once (issue 13: a move's snapshot was built and encoded whole for each
+/// player and once more for the spectators).
+#[derive(Debug)]
+pub(crate) struct SharedRoom {
+    view: RoomView,
+    /// [`RoomView::json_head`]: nearly every client reads JSON.
+    head: String,
+}
+
+impl SharedRoom {
+    pub(crate) fn new(view: RoomView, head: String) -> Arc<SharedRoom> {
+        Arc::new(SharedRoom { view, head })
+    }
+
+    /// The snapshot for one reader in `framing`.
+    pub(crate) fn message(&self, id: Option<RequestId>, you: YouView, framing: Framing) -> Message {
+        match framing {
+            Framing::Text => Message::text(protocol::room_json(
+                id,
+                &self.head,
+                &you,
+                self.view.rematch_offer,
+            )),
+            // postcard has no field names to splice between; binary clients are few.
+            Framing::Binary => {
+                let mut view = self.view.clone();
+                view.you = you;
+                ws_message(
+                    &ServerMsg::Room {
+                        id,
+                        room: Box::new(view),
+                    },
+                    framing,
+                )
+            }
+        }
     }
 }
 

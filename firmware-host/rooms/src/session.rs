@@ -299,6 +299,7 @@ where
                     self.leaving(&out.msg);
                     out.message(self.framing)
                 }
+                ToSession::Room { room, id, you } => room.message(id, you, self.framing),
                 ToSession::Follow { room, id } => {
                     // M3.12: the old room has let this connection go; its next game becomes
                     // the current room.

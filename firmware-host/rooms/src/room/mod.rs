@@ -379,12 +379,18 @@ impl Room {
     }
 
     fn spectators(&self) -> u32 {
-        let keys: BTreeSet<&PlayerKey> = self
-            .viewers
-            .values()
-            .filter(|k| !self.is_player(k))
-            .collect();
-        u32::try_from(keys.len()).unwrap_or(u32::MAX)
+        let watching = || self.viewers.values().filter(|k| !self.is_player(k));
+        // People, not connections: one person's two tabs count once. A few viewers (a game's
+        // usual audience) are counted without a set, which every snapshot would allocate.
+        let count = if self.viewers.len() <= 16 {
+            watching()
+                .enumerate()
+                .filter(|(i, k)| !watching().take(*i).any(|seen| seen == *k))
+                .count()
+        } else {
+            watching().collect::<BTreeSet<&PlayerKey>>().len()
+        };
+        u32::try_from(count).unwrap_or(u32::MAX)
     }
 
     /// Applies one intent. On `Err` the room is as before (but for the memory of a wrong

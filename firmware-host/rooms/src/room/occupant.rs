@@ -61,6 +61,38 @@ impl Occupant {
         }
     }
 
+    /// Whether [`Occupant::name`] is `name`, without making it (the lobby row's check at
+    /// every snapshot, issue 13).
+    pub(crate) fn is_named(&self, name: &str) -> bool {
+        match self {
+            Occupant::Human { name: own, .. } | Occupant::Local { name: own } => own == name,
+            Occupant::Bot { .. } => self.name() == name,
+        }
+    }
+
+    /// Whether [`Occupant::name_kind`] is `kind`, without making it.
+    pub(crate) fn has_name_kind(&self, kind: &Name) -> bool {
+        match (self, kind) {
+            (
+                Occupant::Human {
+                    key: PlayerKey::User(_),
+                    name,
+                },
+                Name::Account { name: other },
+            )
+            | (Occupant::Local { name }, Name::Local { name: other }) => name == other,
+            (
+                Occupant::Human {
+                    key: PlayerKey::Guest(id),
+                    ..
+                },
+                Name::Guest { tag },
+            ) => guest_tag(id) == *tag,
+            (Occupant::Bot { difficulty }, Name::Bot { difficulty: other }) => difficulty == other,
+            _ => false,
+        }
+    }
+
     pub(crate) fn user(&self) -> Option<UserId> {
         match self {
             Occupant::Human {

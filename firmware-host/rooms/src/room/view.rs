@@ -107,16 +107,7 @@ impl Room {
                 name: name.clone(),
             })
             .collect();
-        let you = YouView {
-            seat: match &self.settings.opponent {
-                Opponent::Player { .. } => self.seat_of(key).and_then(|s| u8::try_from(s).ok()),
-                Opponent::Bot { .. } => is_host.then_some(0),
-                Opponent::Local { .. } => None,
-            },
-            host: is_host,
-            to_move: self.phase == Phase::Playing && self.controls(key) == Some(position.turn()),
-            requested: self.requests.iter().any(|(u, _)| Some(*u) == user),
-        };
+        let you = self.you_in(key, position.turn());
         RoomView {
             id: self.id.clone(),
             game: self.settings.game,
@@ -157,6 +148,40 @@ impl Room {
         }
     }
 
+    /// The reader's own place in the room (the `you` of [`Room::view_for`]).
+    pub fn you_for(&self, key: &PlayerKey) -> YouView {
+        self.you_in(key, self.record.position().turn())
+    }
+
+    fn you_in(&self, key: &PlayerKey, turn: Mark) -> YouView {
+        let is_host = *key == self.host;
+        let user = match key {
+            PlayerKey::User(id) => Some(*id),
+            PlayerKey::Guest(_) => None,
+        };
+        YouView {
+            seat: match &self.settings.opponent {
+                Opponent::Player { .. } => self.seat_of(key).and_then(|s| u8::try_from(s).ok()),
+                Opponent::Bot { .. } => is_host.then_some(0),
+                Opponent::Local { .. } => None,
+            },
+            host: is_host,
+            to_move: self.phase == Phase::Playing && self.controls(key) == Some(turn),
+            requested: self.requests.iter().any(|(u, _)| Some(*u) == user),
+        }
+    }
+
+    /// Whether every reader's [`Room::view_for`] differs from every other's only in `you`: an
+    /// online room (no undo, which is the host's) with no join request (each reader sees only
+    /// their own; the host, all) and no passcode (the host's alone). Then one view serves all
+    /// of them, with each reader's [`Room::you_for`] (a game in progress always qualifies).
+    pub fn views_differ_only_in_you(&self) -> bool {
+        matches!(
+            &self.settings.opponent,
+            Opponent::Player { policy } if !matches!(policy, Policy::Passcode(_))
+        ) && self.requests.is_empty()
+    }
+
     /// Whether `key` sees the room exactly as every plain spectator does: not the host, not
     /// seated or in control of a side, and without a join request (the only parts of
     /// [`Room::view_for`] that depend on the reader), so one snapshot serves them all.
@@ -194,6 +219,39 @@ impl Room {
                 .filter_map(|s| s.occupant.as_ref().map(Occupant::name_kind))
                 .collect(),
         }
+    }
+
+    /// Whether `listed` is this room's [`Room::summary`], compared without making one: every
+    /// snapshot asks whether the lobby's row changed, and a move never changes it (issue 13:
+    /// the summary's names, made and dropped at every move, were 2 % of the server's work).
+    pub fn is_listed_as(&self, listed: &RoomSummary) -> bool {
+        // Every field, by name: a field added to the summary must be compared here too.
+        let RoomSummary {
+            id,
+            game,
+            kind,
+            phase,
+            players,
+            open_seat,
+            per_move_ms,
+            spectators,
+            names,
+        } = listed;
+        let seated = || self.seats.iter().filter_map(|s| s.occupant.as_ref());
+        *id == self.id
+            && *game == self.settings.game
+            && *phase == self.phase
+            && *per_move_ms == self.settings.per_move_ms
+            && *open_seat
+                == (self.is_online()
+                    && self.phase == Phase::Waiting
+                    && self.seats[1].occupant.is_none())
+            && *kind == self.kind(false)
+            && players.len() == seated().count()
+            && players.iter().zip(seated()).all(|(p, o)| o.is_named(p))
+            && names.len() == seated().count()
+            && names.iter().zip(seated()).all(|(n, o)| o.has_name_kind(n))
+            && *spectators == self.spectators()
     }
 
     /// Whether anyone views the room.

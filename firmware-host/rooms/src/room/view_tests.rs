@@ -180,3 +180,147 @@ fn shared_spectator_view_is_each_spectators_view() {
         room.view_for(&user_watcher.key, b.now)
     );
 }
+
+/// Issue 13: when `views_differ_only_in_you`, one view with each reader's `you_for` is exactly
+/// each reader's own view (host, players, spectators, through waiting and play); and a room
+/// where some reader has a part of their own (the host's requests, the host's passcode) says
+/// so.
+#[test]
+fn one_view_with_each_readers_you_is_each_readers_view() {
+    let mut b = Bench::new();
+    let host = user(1, 1);
+    let mut room = b.online(&host, Game::Infinite, JoiningRequest::Approval, "r1");
+    let player = user(2, 2);
+    let (guest_watcher, user_watcher) = (guest(3, "g3"), user(4, 4));
+    b.ok(&mut room, &guest_watcher, Intent::Open);
+    b.ok(&mut room, &user_watcher, Intent::Open);
+    let readers = [&host, &player, &guest_watcher, &user_watcher];
+    let shared_is_each_own = |room: &Room, now| {
+        let one = room.view_for(&host.key, now);
+        for reader in readers {
+            let mut view = one.clone();
+            view.you = room.you_for(&reader.key);
+            assert_eq!(view, room.view_for(&reader.key, now), "{:?}", reader.key);
+        }
+    };
+    assert!(room.views_differ_only_in_you(), "no requests yet");
+    shared_is_each_own(&room, b.now);
+    b.ok(&mut room, &player, Intent::Join { passcode: None });
+    assert!(
+        !room.views_differ_only_in_you(),
+        "a request: the host sees it, others do not"
+    );
+    b.ok(&mut room, &host, Intent::Accept { user: 2 });
+    b.ok(&mut room, &player, Intent::Ready { ready: true });
+    b.ok(&mut room, &host, Intent::Start);
+    assert!(room.views_differ_only_in_you(), "a game in progress");
+    shared_is_each_own(&room, b.now);
+    let x = if room.you_for(&host.key).to_move {
+        &host
+    } else {
+        &player
+    };
+    b.ok(&mut room, x, Intent::Move { cell: 4 });
+    shared_is_each_own(&room, b.now);
+
+    let secret = b.online(
+        &user(5, 5),
+        Game::Xo,
+        JoiningRequest::Passcode {
+            code: "0420".into(),
+        },
+        "r2",
+    );
+    assert!(
+        !secret.views_differ_only_in_you(),
+        "the passcode is the host's alone"
+    );
+}
+
+/// Issue 13: the lobby row is checked at every snapshot without making one. The check agrees
+/// with the row itself in every state of a room's life, and notices each change of the row:
+/// a join, a start, a spectator, a bot room and a local room's names.
+#[test]
+fn the_listed_row_is_recognised_without_making_one_and_every_change_is_seen() {
+    let mut b = Bench::new();
+    let host = user(1, 1);
+    let guest_player = user(2, 2);
+    let mut room = b.online(&host, Game::Xo, JoiningRequest::Open, "r1");
+    let mut listed = room.summary();
+    let mut step = |room: &Room, what: &str, changes: bool| {
+        let now = room.summary();
+        assert!(room.is_listed_as(&now), "{what}: its own row");
+        assert_eq!(
+            !room.is_listed_as(&listed),
+            changes,
+            "{what}: the old row {}",
+            if changes { "is stale" } else { "still holds" }
+        );
+        listed = now;
+    };
+    step(&room, "created", false);
+    b.ok(&mut room, &guest_player, Intent::Join { passcode: None });
+    step(&room, "a player joined", true);
+    b.ok(&mut room, &guest_player, Intent::Ready { ready: true });
+    step(&room, "ready (not in the row)", false);
+    let watcher = guest(3, "g3");
+    b.ok(&mut room, &watcher, Intent::Open);
+    step(&room, "a spectator", true);
+    let second_tab = guest(4, "g3");
+    b.ok(&mut room, &second_tab, Intent::Open);
+    step(&room, "the same spectator's second tab", false);
+    b.ok(&mut room, &host, Intent::Start);
+    step(&room, "started", true);
+    let x = if room.you_for(&host.key).to_move {
+        &host
+    } else {
+        &guest_player
+    };
+    b.ok(&mut room, x, Intent::Move { cell: 4 });
+    step(&room, "a move", false);
+
+    for (opponent, id) in [(bot(40, None), "b1"), (local(), "l1")] {
+        let kiosk = guest(9, "kiosk");
+        let room = b.create(&kiosk, Game::Xo, opponent, None, id);
+        assert!(room.is_listed_as(&room.summary()), "{id}");
+        let mut other = room.summary();
+        other.players.reverse();
+        other.names.reverse();
+        assert!(!room.is_listed_as(&other), "{id}: seats in the other order");
+        let mut fewer = room.summary();
+        fewer.names.pop();
+        assert!(!room.is_listed_as(&fewer), "{id}: a name missing");
+    }
+}
+
+/// A room's spectators are people: two tabs of one person count once, both with a few viewers
+/// (counted without a set) and with many.
+#[test]
+fn spectators_are_counted_once_per_person_with_few_or_many_viewers() {
+    let mut b = Bench::new();
+    let host = user(1, 1);
+    let mut room = b.online(&host, Game::Xo, JoiningRequest::Open, "r1");
+    let mut conn = 100;
+    let mut open = |room: &mut Room, b: &mut Bench, id: &str| {
+        conn += 1;
+        b.ok(room, &guest(conn, id), Intent::Open);
+    };
+    for person in 0..5 {
+        open(&mut room, &mut b, &format!("p{person}"));
+        open(&mut room, &mut b, &format!("p{person}"));
+    }
+    assert_eq!(
+        room.view_for(&host.key, b.now).spectators,
+        5,
+        "10 tabs of 5 people"
+    );
+    for person in 0..20 {
+        open(&mut room, &mut b, &format!("p{person}"));
+    }
+    assert_eq!(
+        room.view_for(&host.key, b.now).spectators,
+        20,
+        "30 tabs of 20 people"
+    );
+    assert!(room.is_listed_as(&room.summary()));
+}
