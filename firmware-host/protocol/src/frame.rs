@@ -122,7 +122,7 @@ fn decode_payload<T: DeserializeOwned>(
 /// sorted bins (`_int_malloc`, `unlink_chunk`, `malloc_consolidate`): 2.4 % of the server's
 /// samples at 500 games went to this one allocation at 1,536 bytes (issue 13). The rare larger
 /// message grows the buffer once.
-pub(crate) const ENCODE_CAPACITY: usize = 1024;
+const ENCODE_CAPACITY: usize = 1024;
 
 fn encode<T: Serialize>(msg: &T, framing: Framing) -> Frame {
     match framing {

@@ -226,8 +226,8 @@ impl RoomView {
             spectators: self.spectators,
             can_undo: self.can_undo,
         };
-        let mut json = Vec::with_capacity(crate::frame::ENCODE_CAPACITY);
-        write_json(&mut json, &head);
+        let mut json = Vec::with_capacity(HEAD_CAPACITY);
+        serde_json::to_writer(&mut json, &head).expect("wire types always serialise to JSON");
         json.pop();
         String::from_utf8(json).expect("serde_json writes UTF-8")
     }
@@ -255,9 +255,9 @@ impl SeatsJson {
     }
 }
 
-fn write_json<T: Serialize>(out: &mut Vec<u8>, value: &T) {
-    serde_json::to_writer(out, value).expect("wire types always serialise to JSON");
-}
+/// Room for a snapshot's JSON up to `you` at once (700-900 bytes in a game), within glibc's
+/// per-thread cache of small blocks (up to 1,032 bytes).
+const HEAD_CAPACITY: usize = 1024;
 
 /// The JSON text of `ServerMsg::Room { id, room }` for one reader, from `head`, the
 /// [`RoomView::json_head`] of a view that differs from `room` at most in `you` (the reader's,
