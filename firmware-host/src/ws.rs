@@ -198,10 +198,14 @@ pub async fn upgrade(
         // stream (a boxed trait object behind a rewind buffer: 2-3 % of the server's CPU
         // under load, issue 13). Bytes hyper read past the handshake are read first.
         match upgrade::downcast::<TokioIo<TcpStream>>(upgraded) {
-            Ok(parts) => {
+            Ok(upgrade::Parts { io, read_buf, .. }) => {
+                // Copied and let go at once: the bytes share hyper's whole read buffer (about
+                // 10 KB), which the connection would otherwise keep for its lifetime.
+                let read = read_buf.to_vec();
+                drop(read_buf);
                 let ws = WebSocketStream::from_partially_read(
-                    parts.io.into_inner(),
-                    parts.read_buf.to_vec(),
+                    io.into_inner(),
+                    read,
                     Role::Server,
                     Some(config),
                 )
