@@ -43,21 +43,24 @@ pub(crate) fn spawn(
         .lobby
         .insert(handle.clone(), listed.clone(), room.host().clone());
     let id = handle.id.clone();
+    // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
+    // its saved state stays for the next start. Caught in the room's own task rather than by
+    // a second task awaiting it: one task fewer per game (issue 13). A combinator, not an
+    // `async` block awaiting the room's future: that would hold the future (4 KB) twice, as
+    // the block's captured value and as the value it awaits.
     let task = {
         let shared = shared.clone();
-        tokio::spawn(async move {
-            // A room that panicked (a bug) must not linger in the lobby or hold its players'
-            // seats; its saved state stays for the next start. Caught in the room's own task
-            // rather than by a second task awaiting it: one task fewer per game (issue 13).
-            let ran = AssertUnwindSafe(run(room, listed, initial, rx, shared.clone(), restored))
+        tokio::spawn(
+            AssertUnwindSafe(run(room, listed, initial, rx, shared.clone(), restored))
                 .catch_unwind()
-                .await;
-            if ran.is_err() {
-                tracing::error!(room = %id, "room task failed: it panicked");
-                shared.lobby.remove(&id);
-                shared.seats.clone().release_room(&id);
-            }
-        })
+                .map(move |ran| {
+                    if ran.is_err() {
+                        tracing::error!(room = %id, "room task failed: it panicked");
+                        shared.lobby.remove(&id);
+                        shared.seats.clone().release_room(&id);
+                    }
+                }),
+        )
     };
     shared.track(task);
     handle
@@ -710,6 +713,11 @@ impl Actor {
         }
         for conn in dead {
             self.drop_conn(conn);
+        }
+        if self.room.phase() == Phase::Finished {
+            // The seats no longer change with every move; a finished room may be kept for a
+            // long time by nobody (the lobby's finished rooms), so it keeps no copy of them.
+            self.seats_json = SeatsJson::default();
         }
         if !self.room.is_listed_as(&self.listed.0) || *self.room.bans() != self.listed.1 {
             let summary = self.room.summary();
