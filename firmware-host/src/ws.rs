@@ -212,15 +212,11 @@ pub async fn upgrade(
                 .await;
                 hub.serve(ws, identity).instrument(span).await;
             }
-            Err(upgraded) => {
-                // Not a plain TCP connection (never the case with this server's listener).
-                let ws = WebSocketStream::from_raw_socket(
-                    TokioIo::new(upgraded),
-                    Role::Server,
-                    Some(config),
-                )
-                .await;
-                hub.serve(ws, identity).instrument(span).await;
+            Err(_) => {
+                // Every connection this server accepts is a TcpStream in hyper-util's TokioIo
+                // (server.rs); serving another transport would compile the whole session a
+                // second time for a case that cannot occur.
+                tracing::error!(%peer, "WebSocket closed: not a TCP connection");
             }
         }
     });
