@@ -4,9 +4,11 @@
 //! threads, lobby updates, messages to other rooms.
 
 use std::collections::{HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
 use protocol::{
     CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, RoomSummary, SeatsJson, ServerMsg,
@@ -16,9 +18,6 @@ use rand::rngs::StdRng;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
-
-use futures_util::FutureExt as _;
-use std::panic::AssertUnwindSafe;
 
 use crate::handle::{Outbox, RoomHandle, RoomMsg, SharedMsg, SharedRoom, ToSession};
 use crate::persistence::Persistence;
@@ -75,9 +74,9 @@ enum SaveOp {
 }
 
 /// How long a room waits after a change before its state is written, so that the moves of a
-/// quick exchange (and a game that starts and ends within it) share one write. The store's durability
-/// deadline (`DURABLE_WITHIN`) is this much shorter than a second, so that a power cut loses
-/// at most the last second of an open game.
+/// quick exchange (and a game that starts and ends within it) share one write. The store's
+/// durability deadline (`DURABLE_WITHIN`) is this much shorter than a second, so that a power
+/// cut loses at most the last second of an open game.
 pub const SAVE_COALESCE: Duration = Duration::from_millis(50);
 
 /// A room's writer of its saved state: one at a time, in order, the newest state only (what

@@ -67,6 +67,14 @@ impl SharedMsg {
     }
 }
 
+/// A plain spectator's place in a room: no seat, not the host, nothing to move, no request.
+const SPECTATOR: YouView = YouView {
+    seat: None,
+    host: false,
+    to_move: false,
+    requested: false,
+};
+
 /// One room snapshot for readers whose views differ only in `you`: built once, and its JSON up
 /// to `you` encoded once (issue 13: a move's snapshot was built and encoded whole for each
 /// player and once more for the spectators).
@@ -75,22 +83,35 @@ pub(crate) struct SharedRoom {
     view: RoomView,
     /// [`RoomView::json_head`]: nearly every client reads JSON.
     head: String,
+    /// The whole text for plain spectators (no `id`, [`SPECTATOR`] as `you`, the same for all):
+    /// made once, its bytes shared by all of them, however many watch.
+    spectators: OnceLock<Message>,
 }
 
 impl SharedRoom {
     pub(crate) fn new(view: RoomView, head: String) -> Arc<SharedRoom> {
-        Arc::new(SharedRoom { view, head })
+        Arc::new(SharedRoom {
+            view,
+            head,
+            spectators: OnceLock::new(),
+        })
     }
 
     /// The snapshot for one reader in `framing`.
     pub(crate) fn message(&self, id: Option<RequestId>, you: YouView, framing: Framing) -> Message {
-        match framing {
-            Framing::Text => Message::text(protocol::room_json(
+        let text = || {
+            Message::text(protocol::room_json(
                 id,
                 &self.head,
                 &you,
                 self.view.rematch_offer,
-            )),
+            ))
+        };
+        match framing {
+            Framing::Text if id.is_none() && you == SPECTATOR => {
+                self.spectators.get_or_init(text).clone()
+            }
+            Framing::Text => text(),
             // postcard has no field names to splice between; binary clients are few.
             Framing::Binary => {
                 let mut view = self.view.clone();
@@ -170,5 +191,65 @@ impl RoomHandle {
     pub(crate) fn new(id: RoomId) -> (RoomHandle, mpsc::Receiver<RoomMsg>) {
         let (tx, rx) = mpsc::channel(ROOM_QUEUE);
         (RoomHandle { id, tx }, rx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::room::bench_view;
+
+    /// Plain spectators share one encoding; a player (or a reply with an id) gets their own,
+    /// and every text is the whole message's.
+    #[test]
+    fn spectators_share_one_text_and_players_get_their_own() {
+        let view = bench_view();
+        let mut seats = protocol::SeatsJson::default();
+        let head = view.json_head(&mut seats);
+        let room = SharedRoom::new(view.clone(), head);
+        let whole = |id, you| {
+            let mut v = view.clone();
+            v.you = you;
+            ws_message(
+                &ServerMsg::Room {
+                    id,
+                    room: Box::new(v),
+                },
+                Framing::Text,
+            )
+        };
+        let player = YouView {
+            seat: Some(1),
+            host: false,
+            to_move: true,
+            requested: false,
+        };
+        for _ in 0..2 {
+            assert_eq!(
+                room.message(None, SPECTATOR, Framing::Text),
+                whole(None, SPECTATOR)
+            );
+            assert_eq!(
+                room.message(None, player, Framing::Text),
+                whole(None, player)
+            );
+            assert_eq!(
+                room.message(Some(4), SPECTATOR, Framing::Text),
+                whole(Some(4), SPECTATOR)
+            );
+            assert_eq!(
+                room.message(None, player, Framing::Binary),
+                ws_message(
+                    &ServerMsg::Room {
+                        id: None,
+                        room: Box::new(RoomView {
+                            you: player,
+                            ..view.clone()
+                        }),
+                    },
+                    Framing::Binary
+                )
+            );
+        }
     }
 }

@@ -198,3 +198,14 @@ pub(super) fn local() -> OpponentRequest {
 pub(super) const OPENING: [Cell; 6] = [0, 2, 1, 3, 5, 7];
 /// Eight plies that return to the position after [`OPENING`].
 pub(super) const CYCLE: [Cell; 8] = [6, 8, 0, 2, 1, 3, 5, 7];
+
+/// A rated XO game in progress after one move, as a spectator sees it (for tests outside this
+/// module).
+pub(crate) fn bench_view() -> protocol::RoomView {
+    let mut b = Bench::new();
+    let (mut room, x, _) = b.started(&user(1, 1), &user(2, 2), Game::Xo);
+    let watcher = guest(3, "g3");
+    b.ok(&mut room, &watcher, Intent::Open);
+    b.ok(&mut room, &x, Intent::Move { cell: 4 });
+    room.view_for(&watcher.key, b.now)
+}

@@ -42,6 +42,8 @@ mod view;
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
+pub(crate) use bench::bench_view;
+#[cfg(test)]
 mod clock_tests;
 #[cfg(test)]
 mod machine_tests;
