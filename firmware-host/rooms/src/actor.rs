@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until};
 
-use crate::handle::{Outbox, RoomHandle, RoomMsg, SharedMsg, SharedRoom, ToSession};
+use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, SharedMsg, SharedRoom, ToSession};
 use crate::persistence::Persistence;
 use crate::room::passcode;
 use crate::room::{Audience, Bans, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
@@ -264,7 +264,8 @@ async fn run(
                 let Some(msg) = msg else { break };
                 let was_viewed = !actor.room.is_empty();
                 match msg {
-                    RoomMsg::Intent { member, intent, id, outbox, accepted } => {
+                    RoomMsg::Intent(msg) => {
+                        let IntentMsg { member, intent, id, outbox, accepted } = *msg;
                         let conn = member.conn;
                         actor.intent(member, intent, id, outbox).await;
                         if let Some(accepted) = accepted {
@@ -354,7 +355,8 @@ async fn run(
     rx.close();
     while let Ok(msg) = rx.try_recv() {
         match msg {
-            RoomMsg::Intent { id, outbox, .. } => {
+            RoomMsg::Intent(msg) => {
+                let IntentMsg { id, outbox, .. } = *msg;
                 let (code, message) = if actor.closed {
                     (ErrorCode::RoomClosed, "the room has closed")
                 } else {

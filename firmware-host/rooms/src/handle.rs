@@ -139,17 +139,10 @@ pub(crate) fn ws_message(msg: &ServerMsg, framing: Framing) -> Message {
 /// What a room task receives.
 pub(crate) enum RoomMsg {
     /// An intent from a connection, with that connection's outbox (kept when the intent makes
-    /// it a viewer).
-    Intent {
-        /// Shared with the session: an intent costs no copy of the member's names.
-        member: Arc<Member>,
-        intent: Intent,
-        id: Option<RequestId>,
-        outbox: Outbox,
-        /// Told whether the connection views the room after the intent (it was accepted), for
-        /// a session that makes the room its current one only then.
-        accepted: Option<oneshot::Sender<bool>>,
-    },
+    /// it a viewer). Boxed: every room's queue holds a block of 32 messages from its first on,
+    /// for as long as the room is open (finished rooms too), so their size is memory per room
+    /// (issue 13: 64 bytes each unboxed, 2 KB a room).
+    Intent(Box<IntentMsg>),
     /// A connection closed or switched to another room.
     Disconnect { conn: ConnId },
     /// M3.4: the player moved to room `to`; reopen their waiting seat here.
@@ -161,6 +154,18 @@ pub(crate) enum RoomMsg {
     CloseIfIdle,
     /// Close now, whatever the room's state (an owner's decision), telling every viewer why.
     Close { reason: protocol::CloseReason },
+}
+
+/// An intent from a connection ([`RoomMsg::Intent`]).
+pub(crate) struct IntentMsg {
+    /// Shared with the session: an intent costs no copy of the member's names.
+    pub(crate) member: Arc<Member>,
+    pub(crate) intent: Intent,
+    pub(crate) id: Option<RequestId>,
+    pub(crate) outbox: Outbox,
+    /// Told whether the connection views the room after the intent (it was accepted), for
+    /// a session that makes the room its current one only then.
+    pub(crate) accepted: Option<oneshot::Sender<bool>>,
 }
 
 /// A room task's address.

@@ -18,7 +18,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::create::create;
-use crate::handle::{Outbox, RoomHandle, RoomMsg, ToSession, ws_message};
+use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession, ws_message};
 use crate::lobby::{Watch, page_limit};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
@@ -525,13 +525,13 @@ where
         };
         let (accepted, answer) = oneshot::channel();
         let sent = handle
-            .send(RoomMsg::Intent {
+            .send(RoomMsg::Intent(Box::new(IntentMsg {
                 member: Arc::clone(&self.member),
                 intent,
                 id: request,
                 outbox: self.outbox.clone(),
                 accepted: Some(accepted),
-            })
+            })))
             .await;
         if !sent {
             self.error(request, ErrorCode::RoomClosed, "the room has closed")
@@ -564,13 +564,13 @@ where
             return;
         };
         let sent = room
-            .send(RoomMsg::Intent {
+            .send(RoomMsg::Intent(Box::new(IntentMsg {
                 member: Arc::clone(&self.member),
                 intent,
                 id,
                 outbox: self.outbox.clone(),
                 accepted: None,
-            })
+            })))
             .await;
         if !sent {
             self.room = None;
