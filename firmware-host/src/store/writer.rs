@@ -33,7 +33,8 @@ pub const LOSS_BOUND: Duration = Duration::from_secs(1);
 pub const COMMIT_WINDOW: Duration = Duration::from_millis(10);
 
 /// How long a non-durable commit (moves of open rooms) may stay non-durable: [`LOSS_BOUND`]
-/// less the time a room's saver waits before it writes ([`rooms::SAVE_COALESCE`]) and the
+/// less the time a room waits after a change before its state is written
+/// ([`rooms::SAVE_COALESCE`]) and the
 /// time the save may wait for its commit ([`COMMIT_WINDOW`]).
 pub const DURABLE_WITHIN: Duration = LOSS_BOUND
     .saturating_sub(rooms::SAVE_COALESCE)
