@@ -34,8 +34,7 @@ pub const COMMIT_WINDOW: Duration = Duration::from_millis(10);
 
 /// How long a non-durable commit (moves of open rooms) may stay non-durable: [`LOSS_BOUND`]
 /// less the time a room waits after a change before its state is written
-/// ([`rooms::SAVE_COALESCE`]) and the
-/// time the save may wait for its commit ([`COMMIT_WINDOW`]).
+/// ([`rooms::SAVE_COALESCE`]) and the time the save may wait for its commit ([`COMMIT_WINDOW`]).
 pub const DURABLE_WITHIN: Duration = LOSS_BOUND
     .saturating_sub(rooms::SAVE_COALESCE)
     .saturating_sub(COMMIT_WINDOW);
