@@ -237,21 +237,16 @@ impl RoomView {
 /// players, their ratings and marks; only a player's presence changes), and they are the
 /// largest part of a snapshot: two thirds of its encoding.
 #[derive(Debug, Default)]
-pub struct SeatsJson {
-    seats: Option<[SeatView; 2]>,
-    json: Option<Box<RawValue>>,
-}
+pub struct SeatsJson(Option<([SeatView; 2], Box<RawValue>)>);
 
 impl SeatsJson {
     fn json(&mut self, seats: &[SeatView; 2]) -> &RawValue {
-        if self.seats.as_ref() != Some(seats) || self.json.is_none() {
-            self.json = Some(
-                serde_json::value::to_raw_value(seats)
-                    .expect("wire types always serialise to JSON"),
-            );
-            self.seats = Some(seats.clone());
+        if self.0.as_ref().is_none_or(|(kept, _)| kept != seats) {
+            let json = serde_json::value::to_raw_value(seats)
+                .expect("wire types always serialise to JSON");
+            self.0 = Some((seats.clone(), json));
         }
-        self.json.as_deref().expect("set above")
+        &self.0.as_ref().expect("set above").1
     }
 }
 

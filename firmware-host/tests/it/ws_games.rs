@@ -595,3 +595,72 @@ async fn reconnection_resends_the_whole_room() {
     assert_eq!(view.seats.iter().filter(|seat| seat.present).count(), 1);
     s.server.shutdown().await;
 }
+
+/// Issue 13 builds a game's snapshot once and completes it per reader. From outside: a burst of
+/// twelve spectators (JSON and postcard) open the room at once, then a move is played; each of
+/// the two players and every spectator gets the move's snapshot with their own place in the
+/// room, the mover with its request id, and the spectators' snapshots are all the same.
+#[tokio::test]
+async fn a_burst_of_readers_each_get_their_own_place_in_one_move_s_snapshot() {
+    let (s, mut x, mut o, rid, _) = rated(Game::Xo, Framing::Text, Framing::Binary).await;
+    let mut fans = futures_util::future::join_all((0..12).map(|i| {
+        let (s, rid) = (&s, rid.clone());
+        async move {
+            let framing = if i % 3 == 0 {
+                Framing::Binary
+            } else {
+                Framing::Text
+            };
+            let mut fan = Client::connect(s, None, framing).await;
+            fan.view(|id| ClientMsg::Open { id, room: rid }).await;
+            fan
+        }
+    }))
+    .await;
+    let moved = play(&mut x, 4).await;
+    assert_eq!(moved.moves, vec![4]);
+    assert!(
+        !moved.you.to_move && moved.you.seat.is_some(),
+        "{:?}",
+        moved.you
+    );
+    let after_move = |m: &ServerMsg| matches!(m, ServerMsg::Room { room, .. } if room.moves == [4]);
+    let ServerMsg::Room { id, room: for_o } = o.until("the move's snapshot", after_move).await
+    else {
+        unreachable!("matched above")
+    };
+    assert_eq!(id, None, "only the mover's snapshot answers a request");
+    assert!(for_o.you.to_move, "O moves next: {:?}", for_o.you);
+    assert_ne!(for_o.you.seat, moved.you.seat);
+    let mut spectator_views = Vec::new();
+    for fan in &mut fans {
+        let ServerMsg::Room { id, room } = fan.until("the move's snapshot", after_move).await
+        else {
+            unreachable!("matched above")
+        };
+        assert_eq!(id, None);
+        assert_eq!(
+            (
+                room.you.seat,
+                room.you.host,
+                room.you.to_move,
+                room.you.requested
+            ),
+            (None, false, false, false),
+            "a spectator's own place"
+        );
+        assert_eq!(room.spectators, 12);
+        spectator_views.push(room);
+    }
+    assert!(
+        spectator_views.windows(2).all(|w| w[0] == w[1]),
+        "every spectator sees the same room"
+    );
+    let mut as_o_sees = (*for_o).clone();
+    as_o_sees.you = spectator_views[0].you;
+    assert_eq!(
+        as_o_sees, *spectator_views[0],
+        "the rest is the players' view"
+    );
+    s.server.shutdown().await;
+}

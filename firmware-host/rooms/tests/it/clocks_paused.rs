@@ -267,6 +267,20 @@ async fn abandoned_bot_and_local_games_are_no_longer_listed_as_playing() {
     hub.shutdown().await;
 }
 
+/// A local XO game between Sara and Omar on the asking device.
+fn local_xo(id: Option<u32>) -> ClientMsg {
+    ClientMsg::CreateRoom {
+        id,
+        room: CreateRoom {
+            game: Game::Xo,
+            opponent: OpponentRequest::Local {
+                names: ["Sara".into(), "Omar".into()],
+            },
+            time_per_move_s: None,
+        },
+    }
+}
+
 /// Issue 13: a room that closed before its saver's first write (a quick game) still cost the
 /// store a delete of a room it never held. Now it costs no write at all; a room that lived past
 /// its first save is deleted when it ends.
@@ -276,22 +290,12 @@ async fn a_room_gone_before_its_first_save_costs_no_store_write() {
     let store = Arc::new(MemoryStore::default());
     let hub = Hub::start(store.clone(), HubConfig::default());
     let mut kiosk = connect(&hub, guest("kiosk")).await;
-    let local = |id| ClientMsg::CreateRoom {
-        id,
-        room: CreateRoom {
-            game: Game::Xo,
-            opponent: OpponentRequest::Local {
-                names: ["Sara".into(), "Omar".into()],
-            },
-            time_per_move_s: None,
-        },
-    };
     let writes = || store.room_writes.load(Ordering::Relaxed);
-    kiosk.ask(local).await;
+    kiosk.ask(local_xo).await;
     kiosk.ask(|id| ClientMsg::Exit { id }).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(writes(), 0, "created and ended within the save coalescing");
-    kiosk.ask(local).await;
+    kiosk.ask(local_xo).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(writes(), 1, "saved once it had lasted");
     kiosk.ask(|id| ClientMsg::Exit { id }).await;
@@ -310,19 +314,7 @@ async fn a_burst_of_moves_is_written_once_with_the_last_of_them() {
     let store = Arc::new(MemoryStore::default());
     let hub = Hub::start(store.clone(), HubConfig::default());
     let mut kiosk = connect(&hub, guest("kiosk")).await;
-    let ServerMsg::Room { room, .. } = kiosk
-        .ask(|id| ClientMsg::CreateRoom {
-            id,
-            room: CreateRoom {
-                game: Game::Xo,
-                opponent: OpponentRequest::Local {
-                    names: ["Sara".into(), "Omar".into()],
-                },
-                time_per_move_s: None,
-            },
-        })
-        .await
-    else {
+    let ServerMsg::Room { room, .. } = kiosk.ask(local_xo).await else {
         panic!("a snapshot")
     };
     let writes = || store.room_writes.load(Ordering::Relaxed);
