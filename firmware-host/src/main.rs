@@ -102,9 +102,11 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
+        // Before the server answers anything: a stop signal from then on is a clean stop.
+        let mut signals = firmware_host::shutdown::Signals::listen();
         let server = Server::start(Config::from(&cli)).await?;
         tokio::select! {
-            () = firmware_host::shutdown::signal() => {}
+            () = signals.recv() => {}
             () = server.restart_requested() => tracing::info!("restarting at an owner's request"),
         }
         server.shutdown().await;

@@ -203,3 +203,15 @@ async fn announced_result_survives_sigkill() {
     assert_eq!(loser["ratings"]["infinite"], 1184, "{loser}");
     server.stop_with("-TERM");
 }
+
+/// A stop signal sent the moment the server says where it listens is a clean stop, not the
+/// default action's kill (CI once saw `signal: 15` where the handler was not yet installed).
+#[test]
+fn a_stop_signal_the_moment_the_server_listens_is_a_clean_stop() {
+    for signal in ["-TERM", "-INT"].iter().cycle().take(12) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let server = Process::start(dir.path(), &[]);
+        // No request first: the signal follows the log line as closely as a test can send it.
+        server.stop_with(signal);
+    }
+}
