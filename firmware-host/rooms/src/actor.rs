@@ -139,10 +139,6 @@ struct Actor {
     listed: (RoomSummary, Bans),
     /// The seats' JSON of the last snapshot, reused while they stay the same.
     seats_json: SeatsJson,
-    /// Events for every viewer held while the game they end is being stored: they go out
-    /// with its result, so a game-ending move reaches each reader in one write, with the
-    /// result, instead of twice (issue 13).
-    held: Option<Vec<ServerMsg>>,
 }
 
 /// First wait before storing a pending result again; it doubles up to [`RETRY_MAX`].
@@ -227,7 +223,6 @@ async fn run(
         // What `Lobby::insert` stored.
         listed: (listed, Bans::default()),
         seats_json: SeatsJson::default(),
-        held: None,
     };
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
@@ -481,9 +476,6 @@ impl Actor {
         effects: Vec<Effect>,
         sender: Option<(ConnId, Option<RequestId>)>,
     ) {
-        if effects.iter().any(|e| matches!(e, Effect::Commit(_))) {
-            self.held.get_or_insert_with(Vec::new);
-        }
         let mut queue: VecDeque<Effect> = effects.into();
         let mut changed = false;
         let reply_id = |conn: ConnId| sender.filter(|(c, _)| *c == conn).and_then(|(_, id)| id);
@@ -493,10 +485,9 @@ impl Actor {
                 Effect::Event {
                     to: Audience::All,
                     event,
-                } => match &mut self.held {
-                    Some(held) => held.push(ServerMsg::Event(event)),
-                    None => self.broadcast(ServerMsg::Event(event)),
-                },
+                } => {
+                    self.broadcast(ServerMsg::Event(event));
+                }
                 // An event for one person reaches every connection of theirs, whatever room it
                 // views (a player moved to another room, M3.4, views that one).
                 Effect::Event {
@@ -624,8 +615,6 @@ impl Actor {
                 }
             }
         }
-        // Released by the commit; never kept past the effects that held them.
-        self.release_held();
         if changed {
             self.publish(sender);
         }
@@ -796,9 +785,7 @@ impl Actor {
     /// for what it holds (it can never be stored) is announced without ratings.
     async fn commit_rated(&mut self, game: FinishedGame) -> Vec<Effect> {
         let (room, end) = (game.id.clone(), game.end);
-        let stored = self.shared.store.commit_game(&game).await;
-        self.release_held();
-        match stored {
+        match self.shared.store.commit_game(&game).await {
             Ok(updates) => {
                 tracing::info!(%room, ?end, rated = true, "game stored");
                 self.room.committed(updates)
@@ -841,13 +828,6 @@ impl Actor {
         }
     }
 
-    /// Sends the events held while a game was being stored, in their order.
-    fn release_held(&mut self) {
-        for msg in self.held.take().into_iter().flatten() {
-            self.broadcast(msg);
-        }
-    }
-
     fn storage_error(&mut self) {
         self.broadcast(ServerMsg::error(
             None,
@@ -858,12 +838,9 @@ impl Actor {
 
     /// Stores a finished game, retrying a few times; the rating updates, or `None` if it
     /// could not be stored.
-    async fn commit(&mut self, game: FinishedGame) -> Option<Vec<RatingUpdate>> {
+    async fn commit(&self, game: FinishedGame) -> Option<Vec<RatingUpdate>> {
         for attempt in 0..3u32 {
-            let stored = self.shared.store.commit_game(&game).await;
-            // The move is not held back while a failing store is retried.
-            self.release_held();
-            match stored {
+            match self.shared.store.commit_game(&game).await {
                 Ok(updates) => return Some(updates),
                 Err(e) => {
                     tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
