@@ -21,8 +21,8 @@
 use std::path::{Path, PathBuf};
 
 use redb::{
-    Database, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata,
-    TableDefinition, WriteTransaction,
+    ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition,
+    WriteTransaction,
 };
 use rooms::StoreError;
 use serde::{Deserialize, Serialize};
@@ -197,7 +197,7 @@ impl Store {
 
     fn write_snapshot(&self, path: &Path) -> Result<(), StoreError> {
         self.inner.core.read(|src| {
-            let db = Database::create(path).map_err(store_err)?;
+            let db = super::database_builder().create(path).map_err(store_err)?;
             let dst = db.begin_write().map_err(store_err)?;
             copy_all(src, &dst, true)?;
             dst.commit().map_err(store_err)
@@ -298,7 +298,8 @@ fn open_and_count(
 ) -> Result<BackupContents, BackupError> {
     std::fs::write(path, data)
         .map_err(|e| BackupError::Store(StoreError::Internal(format!("writing a restore: {e}"))))?;
-    let db = Database::open(path)
+    let db = super::database_builder()
+        .open(path)
         .map_err(|e| BackupError::Invalid(format!("the data is not a database: {e}")))?;
     // Before the migration, which creates every missing table.
     let settings = super::settings::has_table(&db.begin_read().map_err(store_err)?)?;
@@ -337,7 +338,7 @@ pub(super) fn apply_restore(
     source: &Path,
     with_settings: bool,
 ) -> Result<Outcome, StoreError> {
-    let db = match Database::open(source) {
+    let db = match super::database_builder().open(source) {
         Ok(db) => db,
         Err(e) => {
             return Ok(Outcome::Refused(StoreError::Refused(format!(

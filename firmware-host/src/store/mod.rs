@@ -29,6 +29,7 @@
 //! (tested against files written by every earlier version, `tests/fixtures/`).
 
 mod backup;
+pub mod fill;
 pub mod health;
 mod owners;
 mod ratings;
@@ -296,6 +297,21 @@ struct Inner {
     writer: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// The database's page cache, in bytes. redb's default is 1 GiB: a kiosk running for months
+/// would keep every page it ever read (an owner's backup reads them all) and its resident
+/// memory would grow with the file. The pages every request touches (sessions, open rooms,
+/// the right edge of the games tables) fit many times over; the rest are read again from the
+/// operating system's page cache, which gives its memory back when it is needed.
+pub const CACHE_BYTES: usize = 4 * 1024 * 1024;
+
+/// How every database of the store is opened: with a bounded page cache ([`CACHE_BYTES`]).
+#[must_use]
+pub fn database_builder() -> redb::Builder {
+    let mut builder = Database::builder();
+    builder.set_cache_size(CACHE_BYTES);
+    builder
+}
+
 /// The store: a cheap cloneable handle on the database and its writer thread.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -308,7 +324,7 @@ impl Store {
     pub fn open_blocking(data_dir: &Path) -> Result<Store, StoreError> {
         let path = data_dir.join(DB_FILE);
         let file = path.clone();
-        Store::open_with_blocking(data_dir, Box::new(move || Database::create(&file)))
+        Store::open_with_blocking(data_dir, Box::new(move || database_builder().create(&file)))
     }
 
     /// [`Store::open_blocking`] with the database opened by `opener` (at start, and again

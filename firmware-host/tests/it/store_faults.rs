@@ -124,7 +124,7 @@ fn faulty_database(
         .truncate(false)
         .open(dir.join(DB_FILE))
         .map_err(|e| redb::DatabaseError::Storage(redb::StorageError::Io(e)))?;
-    redb::Database::builder().create_with_backend(Faulty {
+    firmware_host::store::database_builder().create_with_backend(Faulty {
         inner: FileBackend::new(file)?,
         faults: Arc::clone(faults),
     })
