@@ -313,5 +313,15 @@ async fn a_backup_does_not_keep_the_file_in_memory() {
         "resident memory grew from {before} kB to {after} kB with a backup of {} bytes",
         file.len()
     );
+    // Restoring it writes the whole file in one transaction, four times the cache: whole.
+    let preview = upload(server.addr, "/api/owner/restore/preview", &sara, &file).await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let preview = preview.json();
+    assert_eq!(preview["games"], 40_000, "{preview}");
+    let restored = upload(server.addr, "/api/owner/restore", &sara, &file).await;
+    assert_eq!(restored.status, 200, "{}", restored.text());
+    assert_eq!(restored.json()["restored"], preview);
+    let sara = sign_in(server.addr, "sara").await;
+    assert_eq!(backup(server.addr, &sara).await.len(), file.len());
     server.stop_with("-TERM");
 }
