@@ -302,7 +302,7 @@ struct Inner {
 /// memory would grow with the file. The pages every request touches (sessions, open rooms,
 /// the right edge of the games tables) fit many times over; the rest are read again from the
 /// operating system's page cache, which gives its memory back when it is needed.
-pub const CACHE_BYTES: usize = 4 * 1024 * 1024;
+pub const CACHE_BYTES: usize = 2 * 1024 * 1024;
 
 /// How every database of the store is opened: with a bounded page cache ([`CACHE_BYTES`]).
 #[must_use]

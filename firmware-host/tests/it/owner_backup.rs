@@ -279,9 +279,9 @@ async fn uploads_refuse_what_a_cross_site_form_can_send() {
 
 /// Issue 13, memory that does not grow with the file: an owner's backup reads every page of a
 /// file of 40,000 rated games (a 17 MB backup); the server keeps at most its page cache of
-/// them (`store::CACHE_BYTES`, 4 MiB). With redb's default 1 GiB cache this debug build grew
-/// by 11.6 MB here, against 2.4 MB now; `scripts/bench cache` measured the release code at
-/// 72 MB resident after a backup of a 36 MB file, against 17 MB now.
+/// them (`store::CACHE_BYTES`, 2 MiB). With redb's default 1 GiB cache this debug build grew
+/// by 11.6 MB here, against 2.4 MB with a 4 MiB cache; `scripts/bench cache` measured the
+/// release code at 72 MB resident after a backup of a 36 MB file, against 13.6 MB now.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_does_not_keep_the_file_in_memory() {
     let dir = tempfile::tempdir().expect("temp dir");
