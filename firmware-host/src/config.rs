@@ -127,6 +127,20 @@ pub struct Cli {
     )]
     pub message_burst: u32,
 
+    /// Most rooms open at once on the server, finished games included until they close. Past
+    /// three quarters of it, creating a room closes at once the oldest rooms nobody views
+    /// (bot, local and finished games) instead of 30 minutes after their last viewer; at the
+    /// limit, with every room in use, `create_room` gets `unavailable`. Each open room holds
+    /// memory (its game, viewers and lobby row).
+    #[arg(
+        long,
+        env = "XO_MAX_ROOMS",
+        default_value_t = rooms::config::MAX_ROOMS,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(8..=100_000)
+    )]
+    pub max_rooms: u32,
+
     /// Seconds a player of a rated XO room has for a move before the game is forfeited to
     /// the opponent (M3.7). Infinite XO's time per move is chosen per room instead.
     #[arg(
@@ -215,6 +229,8 @@ pub struct Config {
     pub max_messages_per_s: u32,
     /// See [`Cli::message_burst`].
     pub message_burst: u32,
+    /// See [`Cli::max_rooms`].
+    pub max_rooms: usize,
     /// See [`Cli::xo_move_limit`].
     pub xo_move_limit: Duration,
     /// See [`Cli::handshake_timeout`].
@@ -243,6 +259,7 @@ impl Config {
             max_connections_per_address: 256,
             max_messages_per_s: 20,
             message_burst: 40,
+            max_rooms: rooms::config::MAX_ROOMS as usize,
             xo_move_limit: Duration::from_secs(120),
             handshake_timeout: Duration::from_secs(10),
             public_url: None,
@@ -266,6 +283,7 @@ impl From<&Cli> for Config {
             max_connections_per_address: cli.max_connections_per_address,
             max_messages_per_s: cli.max_messages_per_s,
             message_burst: cli.message_burst,
+            max_rooms: cli.max_rooms as usize,
             xo_move_limit: Duration::from_secs(u64::from(cli.xo_move_limit)),
             handshake_timeout: Duration::from_secs(cli.handshake_timeout),
             public_url: cli.public_url.clone(),

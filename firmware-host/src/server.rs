@@ -87,6 +87,7 @@ impl Server {
                 max_messages_per_s: config.max_messages_per_s,
                 burst: config.message_burst,
                 xo_move_limit: config.xo_move_limit,
+                max_rooms: config.max_rooms,
                 rated_games_per_address: config.max_rated_games_per_address,
                 ..HubConfig::default()
             },

@@ -137,6 +137,8 @@ struct Actor {
     /// The summary and bans the lobby holds for this room (only this actor changes them): a
     /// snapshot that leaves them as they were (every move) does not take the lobby's lock.
     listed: (RoomSummary, Bans),
+    /// Whether the lobby was last told that someone views the room.
+    listed_viewed: bool,
     /// The seats' JSON of the last snapshot, reused while they stay the same.
     seats_json: SeatsJson,
 }
@@ -222,6 +224,7 @@ async fn run(
         pending: None,
         // What `Lobby::insert` stored.
         listed: (listed, Bans::default()),
+        listed_viewed: false,
         seats_json: SeatsJson::default(),
     };
     actor.carry_out(initial, None).await;
@@ -235,6 +238,12 @@ async fn run(
     tokio::pin!(alarm);
     let mut armed: Option<Instant> = None;
     while !actor.closed {
+        // The room limit closes the oldest rooms nobody views: the lobby keeps them apart.
+        let viewed = !actor.room.is_empty();
+        if viewed != actor.listed_viewed {
+            actor.shared.lobby.set_viewed(actor.room.id(), viewed);
+            actor.listed_viewed = viewed;
+        }
         let clock = actor
             .room
             .deadline_ms()

@@ -6,6 +6,8 @@ use crate::room::PasscodeLimits;
 
 /// The default of [`HubConfig::rated_games_per_address`].
 pub const RATED_GAMES_PER_ADDRESS: usize = 120;
+/// Rooms open at once on the whole server by default ([`HubConfig::max_rooms`]).
+pub const MAX_ROOMS: u32 = 2000;
 
 /// Limits and timings of the hub.
 #[derive(Debug, Clone)]
@@ -78,7 +80,7 @@ impl Default for HubConfig {
             passcode_window: Duration::from_secs(5 * 60),
             rooms_per_host_soft: 20,
             max_rooms_per_host: 50,
-            max_rooms: 2000,
+            max_rooms: MAX_ROOMS as usize,
             rated_games_per_address: RATED_GAMES_PER_ADDRESS,
         }
     }

@@ -50,11 +50,18 @@ struct Entry {
     seq: u64,
     /// Who may not see the row (M3.5: kicked people cannot view the room).
     bans: Bans,
+    /// Someone has the room open (a player or a spectator), as its actor last said.
+    viewed: bool,
 }
 
 impl Entry {
     fn place(&self) -> Place {
         (rank(self.summary.phase), self.seq)
+    }
+
+    /// It may close now: a closable room nobody views.
+    fn closable_now(&self) -> bool {
+        closable(&self.summary) && !self.viewed
     }
 }
 
@@ -65,7 +72,9 @@ struct Rooms {
     order: BTreeMap<Place, RoomId>,
     /// Each host's rooms by creation order.
     by_host: HashMap<PlayerKey, BTreeMap<u64, RoomId>>,
-    /// Rooms that may close when nobody views them, by creation order.
+    /// Closable rooms nobody views now, by creation order: the ones the room limit closes
+    /// first. Viewed rooms stay out, so that old games still being played or watched do not
+    /// hide the finished ones behind them.
     closable: BTreeMap<u64, RoomId>,
     /// Rooms whose row someone may not see.
     with_bans: HashSet<RoomId>,
@@ -84,6 +93,18 @@ impl Rooms {
         }
         self.log.push_back((self.change, id.to_owned()));
         self.change
+    }
+
+    /// Puts the room in the closable index or takes it out, as it is now.
+    fn index_closable(&mut self, id: &str) {
+        let Some(entry) = self.by_id.get(id) else {
+            return;
+        };
+        if entry.closable_now() {
+            self.closable.insert(entry.seq, id.to_owned());
+        } else {
+            self.closable.remove(&entry.seq);
+        }
     }
 
     fn visible(&self, id: &str, member: &Member) -> Option<&Entry> {
@@ -178,8 +199,8 @@ impl Lobby {
         })
     }
 
-    /// The oldest `n` rooms that may close when nobody views them (finished games, bot and
-    /// local games), oldest first.
+    /// The oldest `n` rooms that may close now (finished games, bot and local games that
+    /// nobody views), oldest first.
     pub(crate) fn oldest_closable(&self, n: usize) -> Vec<RoomHandle> {
         let rooms = self.lock();
         rooms
@@ -206,6 +227,7 @@ impl Lobby {
                 host,
                 seq,
                 bans: Bans::default(),
+                viewed: false,
             };
             rooms.order.insert(entry.place(), id.clone());
             rooms
@@ -213,10 +235,8 @@ impl Lobby {
                 .entry(entry.host.clone())
                 .or_default()
                 .insert(seq, id.clone());
-            if closable(&entry.summary) {
-                rooms.closable.insert(seq, id.clone());
-            }
             rooms.by_id.insert(id.clone(), entry);
+            rooms.index_closable(&id);
             rooms.logged(&id)
         };
         self.bump(change);
@@ -246,19 +266,27 @@ impl Lobby {
                 }
             }
             let after = entry.place();
-            let (seq, is_closable) = (entry.seq, closable(&entry.summary));
             if before != after {
                 rooms.order.remove(&before);
                 rooms.order.insert(after, id.clone());
             }
-            if is_closable {
-                rooms.closable.insert(seq, id.clone());
-            } else {
-                rooms.closable.remove(&seq);
-            }
+            rooms.index_closable(&id);
             rooms.logged(&id)
         };
         self.bump(change);
+    }
+
+    /// Whether anyone has the room open now (its actor tells on every change). Not a change
+    /// of the list: it only decides which rooms the room limit may close first.
+    pub(crate) fn set_viewed(&self, id: &str, viewed: bool) {
+        let mut rooms = self.lock();
+        let Some(entry) = rooms.by_id.get_mut(id) else {
+            return;
+        };
+        if entry.viewed != viewed {
+            entry.viewed = viewed;
+            rooms.index_closable(id);
+        }
     }
 
     pub(crate) fn remove(&self, id: &str) {
@@ -637,6 +665,29 @@ mod tests {
             }) => assert_eq!(rooms.len(), 2),
             other => panic!("expected the whole page, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn viewed_rooms_do_not_hide_the_closable_ones_behind_them() {
+        let (lobby, _queues) = lobby_with(4);
+        for id in ["r0", "r1", "r2", "r3"] {
+            lobby.update(summary(id, Phase::Finished), &Bans::default());
+        }
+        // The two oldest are still watched: the room limit closes the two behind them.
+        lobby.set_viewed("r0", true);
+        lobby.set_viewed("r1", true);
+        let oldest =
+            |n| -> Vec<RoomId> { lobby.oldest_closable(n).into_iter().map(|h| h.id).collect() };
+        assert_eq!(oldest(2), ids(&["r2", "r3"]));
+        // The last viewer of r1 leaves: it is the oldest that may close again.
+        lobby.set_viewed("r1", false);
+        assert_eq!(oldest(2), ids(&["r1", "r2"]));
+        // A summary change keeps what the actor said.
+        lobby.update(summary("r0", Phase::Finished), &Bans::default());
+        assert_eq!(oldest(10), ids(&["r1", "r2", "r3"]));
+        lobby.remove("r1");
+        lobby.set_viewed("r1", false);
+        assert_eq!(oldest(10), ids(&["r2", "r3"]));
     }
 
     #[test]

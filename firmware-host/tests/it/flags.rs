@@ -6,7 +6,7 @@ use crate::support;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use support::{Process, register_at, ws_connect, ws_send, ws_wait_for};
+use support::{Process, Ws, register_at, ws_connect, ws_send, ws_wait_for};
 use tokio_tungstenite::tungstenite::Message;
 
 #[test]
@@ -32,6 +32,9 @@ fn help_documents_the_limit_flags() {
         "--xo-move-limit",
         "XO_XO_MOVE_LIMIT",
         "[default: 120]",
+        "--max-rooms",
+        "XO_MAX_ROOMS",
+        "[default: 2000]",
     ] {
         assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
     }
@@ -129,5 +132,63 @@ async fn the_xo_move_limit_flag_reaches_rated_rooms() {
         result.to_string().contains("\"timeout\""),
         "the game ended on time: {result}"
     );
+    server.stop_with("-TERM");
+}
+
+/// The answer to request `id`: its room, or its error.
+async fn answer_to(ws: &mut Ws, id: u32) -> serde_json::Value {
+    for _ in 0..50 {
+        let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("an answer in time")
+            .expect("connection open")
+            .expect("valid frame");
+        if let Message::Text(text) = msg {
+            let v: serde_json::Value = serde_json::from_str(text.as_str()).expect("JSON");
+            if v["room"]["id"] == id || v["error"]["id"] == id {
+                return v;
+            }
+        }
+    }
+    panic!("no answer to request {id} among 50 messages");
+}
+
+/// `--max-rooms` (`XO_MAX_ROOMS`) bounds the open rooms of a real server: with 8, eight
+/// visitors each playing the bot fill it and a ninth is told `unavailable`; once one of them
+/// stops viewing their game, the ninth's next try closes that game and gets a room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_room_limit_flag_reaches_the_hub() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[("XO_MAX_ROOMS", "8")]);
+    let bot_room = |id: u32| serde_json::json!({"create_room": {"id": id, "room": {"game": "xo", "opponent": {"bot": {}}}}});
+    let mut players = Vec::new();
+    for _ in 0..8 {
+        let mut ws = ws_connect(server.addr, None).await;
+        ws_send(&mut ws, bot_room(1)).await;
+        let created = answer_to(&mut ws, 1).await;
+        assert!(created.get("room").is_some(), "{created}");
+        players.push(ws);
+    }
+    let mut ninth = ws_connect(server.addr, None).await;
+    ws_send(&mut ninth, bot_room(1)).await;
+    let refused = answer_to(&mut ninth, 1).await;
+    assert_eq!(refused["error"]["code"], "unavailable", "{refused}");
+    // The fifth visitor walks away from their game (the oldest is left in use).
+    ws_send(&mut players[4], serde_json::json!({"close": {"id": 2}})).await;
+    ws_wait_for(&mut players[4], "left", |v| v.get("left").is_some()).await;
+    ws_send(&mut ninth, bot_room(2)).await;
+    let mut created = answer_to(&mut ninth, 2).await;
+    for try_again in 3..40 {
+        // The abandoned room closes in its own task; the limit may still count it once.
+        if created.get("room").is_some() {
+            break;
+        }
+        assert_eq!(created["error"]["code"], "unavailable", "{created}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ws_send(&mut ninth, bot_room(try_again)).await;
+        created = answer_to(&mut ninth, try_again).await;
+    }
+    assert!(created.get("room").is_some(), "{created}");
+    drop(players);
     server.stop_with("-TERM");
 }

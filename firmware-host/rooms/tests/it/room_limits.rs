@@ -72,6 +72,45 @@ async fn rooms_nobody_views_make_way_and_rooms_in_use_are_refused_at_the_limit()
     hub.shutdown().await;
 }
 
+/// The rooms the limit closes first are the oldest ones nobody views, not the oldest bot
+/// games: six guests still playing the server's first bot games (three quarters of 8) once
+/// stopped it closing anything, and the third passer-by after them was refused.
+#[tokio::test]
+async fn viewed_rooms_do_not_stop_the_limit_closing_the_ones_nobody_views() {
+    let config = HubConfig {
+        max_rooms: 8,
+        ..HubConfig::default()
+    };
+    let hub = Hub::start(Arc::new(MemoryStore::default()), config);
+    let (mut stayers, mut in_use) = (Vec::new(), Vec::new());
+    for i in 0..6 {
+        let mut c = connect_duplex(&hub, guest(&format!("stayer{i}"))).await;
+        let created = create(&mut c).await;
+        in_use.push(room_of(&created).id.clone());
+        stayers.push(c);
+    }
+    for i in 0..20 {
+        let mut c = connect_duplex(&hub, guest(&format!("passer{i}"))).await;
+        let created = create(&mut c).await;
+        assert!(
+            matches!(created, ServerMsg::Room { .. }),
+            "passer {i} after six rooms in use: {created:?}"
+        );
+        c.ask(|id| ClientMsg::Close { id }).await;
+        assert!(lobby_len(&hub).await <= 8);
+    }
+    // The rooms in use are all still open.
+    let open: Vec<String> = hub.lobby().into_iter().map(|r| r.id).collect();
+    for room in &in_use {
+        assert!(
+            open.contains(room),
+            "{room} was closed under its player: {open:?}"
+        );
+    }
+    drop(stayers);
+    hub.shutdown().await;
+}
+
 #[tokio::test]
 async fn one_creator_keeps_about_twenty_rooms() {
     let hub = Hub::start(Arc::new(MemoryStore::default()), HubConfig::default());
