@@ -21,6 +21,8 @@ use crate::room::{Bans, Member, PlayerKey};
 pub const LOBBY_PAGE: u32 = 20;
 /// Most rows one watcher may ask for.
 pub const LOBBY_PAGE_MAX: u32 = 100;
+/// A watcher gets at most one `lobby_update` this often; changes in between come together.
+pub const LOBBY_UPDATE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 /// Changes remembered for watchers; one further behind gets its whole page again.
 const CHANGE_LOG: usize = 4096;
 

@@ -19,7 +19,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use crate::create::create;
 use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession, ws_message};
-use crate::lobby::{Watch, page_limit};
+use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
 use crate::shared::Shared;
@@ -133,6 +133,12 @@ where
     tokio::pin!(hello_timer);
     let server_stopping = stopping.changed();
     tokio::pin!(server_stopping);
+    // A lobby watcher looks at the lobby at most once every `LOBBY_UPDATE_INTERVAL`: while it
+    // rests it is not woken, and what changed meanwhile comes as one update when it ends (a
+    // busy server changes its lobby thousands of times a second; a phone needs ten).
+    let lobby_rest = tokio::time::sleep(std::time::Duration::ZERO);
+    tokio::pin!(lobby_rest);
+    let mut lobby_resting = false;
     while matches!(stop, Stop::Continue) && !s.broken {
         tokio::select! {
             incoming = s.ws.next() => {
@@ -176,7 +182,7 @@ where
                     break;
                 }
             }
-            changed = lobby.changed(), if s.lobby.is_some() => {
+            changed = lobby.changed(), if s.lobby.is_some() && !lobby_resting => {
                 if changed.is_err() {
                     continue;
                 }
@@ -189,6 +195,11 @@ where
                 {
                     break;
                 }
+                lobby_rest.as_mut().reset(Instant::now() + LOBBY_UPDATE_INTERVAL);
+                lobby_resting = true;
+            }
+            () = &mut lobby_rest, if lobby_resting => {
+                lobby_resting = false;
             }
             _ = &mut server_stopping => {
                 stop = Stop::Close(CloseCode::Restart, "server restarting");

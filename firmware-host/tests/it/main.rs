@@ -19,6 +19,7 @@ mod flags;
 mod http_basics;
 mod http_read_endpoints;
 mod http_websocket;
+mod lobby_updates;
 mod owner_backup;
 mod owner_http;
 mod owner_settings;
