@@ -52,7 +52,7 @@ pub(crate) fn create(
         // Keep a kiosk that plays game after game well under the hard limit: its old
         // rooms nobody views close now rather than after the idle time.
         let excess = hosted + 1 - shared.config.rooms_per_host_soft;
-        for room in shared.lobby.hosted(&member.key).into_iter().take(excess) {
+        for room in shared.lobby.oldest_closable_of(&member.key, excess) {
             // A full queue or a closed room: nothing to do.
             room.try_send(RoomMsg::CloseIfIdle);
         }

@@ -191,12 +191,16 @@ impl Lobby {
         (rooms.by_id.len(), hosted)
     }
 
-    /// The rooms `host` created, oldest first.
-    pub(crate) fn hosted(&self, host: &PlayerKey) -> Vec<RoomHandle> {
+    /// The oldest `n` rooms `host` created that may close now (bot, local and finished games
+    /// nobody views), oldest first. One host's rooms are few (at most `max_rooms_per_host`).
+    pub(crate) fn oldest_closable_of(&self, host: &PlayerKey, n: usize) -> Vec<RoomHandle> {
         let rooms = self.lock();
         rooms.by_host.get(host).map_or_else(Vec::new, |mine| {
             mine.values()
-                .filter_map(|id| rooms.by_id.get(id).map(|e| e.handle.clone()))
+                .filter_map(|id| rooms.by_id.get(id))
+                .filter(|e| e.closable_now())
+                .map(|e| e.handle.clone())
+                .take(n)
                 .collect()
         })
     }
@@ -702,7 +706,15 @@ mod tests {
             PlayerKey::User(100),
         );
         assert_eq!(lobby.count(&PlayerKey::User(100)), (5, 2));
-        assert_eq!(lobby.hosted(&PlayerKey::User(100)).len(), 2);
+        let closable_of = |n| -> Vec<RoomId> {
+            lobby
+                .oldest_closable_of(&PlayerKey::User(100), n)
+                .into_iter()
+                .map(|h| h.id)
+                .collect()
+        };
+        // r0 is an online room waiting for a player: it does not close when nobody views it.
+        assert!(closable_of(10).is_empty());
         lobby.update(summary("r1", Phase::Finished), &Bans::default());
         lobby.update(summary("r2", Phase::Playing), &Bans::default());
         let closable: Vec<RoomId> = lobby

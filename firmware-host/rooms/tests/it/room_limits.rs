@@ -124,6 +124,46 @@ async fn one_creator_keeps_about_twenty_rooms() {
     hub.shutdown().await;
 }
 
+/// The same for one creator's rooms: a kiosk whose first games are still watched from phones
+/// goes on creating games, its later rooms nobody views making way. Before, the rooms asked to
+/// make way were its oldest, watched or not, and with four of them watched (a limit of 4 and 8
+/// here, 20 and 50 by default) the kiosk was refused its next game at eight.
+#[tokio::test]
+async fn watched_rooms_of_one_creator_do_not_stop_its_others_closing() {
+    let config = HubConfig {
+        rooms_per_host_soft: 4,
+        max_rooms_per_host: 8,
+        ..HubConfig::default()
+    };
+    let hub = Hub::start(Arc::new(MemoryStore::default()), config);
+    let mut kiosk = connect_duplex(&hub, guest("kiosk")).await;
+    let mut phones = Vec::new();
+    for i in 0..4 {
+        let created = create(&mut kiosk).await;
+        let room = room_of(&created).id.clone();
+        let mut phone = connect_duplex(&hub, guest(&format!("phone{i}"))).await;
+        let seen = phone
+            .ask(|id| ClientMsg::Open {
+                id,
+                room: room.clone(),
+            })
+            .await;
+        assert!(matches!(seen, ServerMsg::Room { .. }), "{seen:?}");
+        phones.push(phone);
+    }
+    for game in 0..20 {
+        let created = create(&mut kiosk).await;
+        assert!(
+            matches!(created, ServerMsg::Room { .. }),
+            "game {game} after four watched ones: {created:?}"
+        );
+        // The rooms asked to make way close in their own tasks.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(phones);
+    hub.shutdown().await;
+}
+
 /// Creates an online XO room asking for `code`; its id.
 async fn passcode_room(host: &mut Client<DuplexStream>, code: &str) -> String {
     let created = host
