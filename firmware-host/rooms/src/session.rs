@@ -569,7 +569,8 @@ where
     }
 
     async fn forward(&mut self, intent: Intent, id: Option<RequestId>) {
-        let Some(room) = self.room.clone() else {
+        // Borrowed, not cloned: a clone copies the room's id (an allocation every move).
+        let Some(room) = self.room.as_ref() else {
             self.error(id, ErrorCode::NotInRoom, "open or join a room first")
                 .await;
             return;

@@ -22,15 +22,12 @@ impl Room {
             Mark::X => 0,
             Mark::O => 1,
         };
-        let mine: Vec<engine::Cell> = self
-            .record
-            .moves()
-            .iter()
-            .skip(first)
-            .step_by(2)
+        let mine = self.record.moves().iter().skip(first).step_by(2);
+        // The oldest marks have vanished (Infinite XO): skip them rather than collect them.
+        let played = mine.clone().count();
+        mine.skip(played.saturating_sub(on_board))
             .copied()
-            .collect();
-        mine[mine.len().saturating_sub(on_board)..].to_vec()
+            .collect()
     }
 
     fn kind(&self, reader_is_host: bool) -> RoomKind {
