@@ -158,7 +158,7 @@ async fn watched_rooms_of_one_creator_do_not_stop_its_others_closing() {
             "game {game} after four watched ones: {created:?}"
         );
         // The rooms asked to make way close in their own tasks.
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     drop(phones);
     hub.shutdown().await;
