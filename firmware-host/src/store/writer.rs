@@ -484,7 +484,8 @@ fn apply_all(
     };
     txn.set_durability(durability).map_err(store_err)?;
     let mut outcomes = Vec::with_capacity(batch.len());
-    // A run of rated results shares its tables; any other write closes them first.
+    // A run of rated results and room saves shares its tables; any other write closes them
+    // first.
     let mut results: Option<GameTables<'_>> = None;
     for (op, _) in batch {
         // On error the transaction is dropped, which aborts it: nothing of the batch is kept.
@@ -496,6 +497,13 @@ fn apply_all(
                 };
                 // A rated game has no unrated list entries.
                 commit_in(tables, game)?.0
+            }
+            Op::SaveRoom { .. } | Op::DeleteRoom { .. } => {
+                let tables = match &mut results {
+                    Some(tables) => tables,
+                    None => results.insert(GameTables::open(&txn)?),
+                };
+                room_op_in(tables, op)?
             }
             _ => {
                 results = None;
@@ -645,25 +653,7 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             Ok(Outcome::Done)
         }
         Op::CommitGame(game) => commit_game(txn, game),
-        Op::SaveRoom { id, state } => {
-            // A room whose game is stored is over: a late save (racing the result) must not
-            // bring it back at the next start.
-            let games = txn.open_table(GAMES).map_err(store_err)?;
-            if games.get(id.as_str()).map_err(store_err)?.is_some() {
-                tracing::debug!(room = %id, "ignoring a save of a room whose game is stored");
-                return Ok(Outcome::Done);
-            }
-            let mut rooms = txn.open_table(OPEN_ROOMS).map_err(store_err)?;
-            rooms
-                .insert(id.as_str(), state.as_slice())
-                .map_err(store_err)?;
-            Ok(Outcome::Done)
-        }
-        Op::DeleteRoom { id } => {
-            let mut rooms = txn.open_table(OPEN_ROOMS).map_err(store_err)?;
-            rooms.remove(id.as_str()).map_err(store_err)?;
-            Ok(Outcome::Done)
-        }
+        Op::SaveRoom { .. } | Op::DeleteRoom { .. } => room_op_in(&mut GameTables::open(txn)?, op),
         Op::Restore {
             source,
             with_settings,
@@ -680,6 +670,33 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             "an owner-mode write reached the general writer".into(),
         )),
     }
+}
+
+/// An open room's saved state written or forgotten, in tables the caller opened (shared by a
+/// batch's run of results and saves: opening tables is most of a save's cost).
+fn room_op_in(t: &mut GameTables<'_>, op: &Op) -> Result<Outcome, StoreError> {
+    match op {
+        Op::SaveRoom { id, state } => {
+            // A room whose game is stored is over: a late save (racing the result) must not
+            // bring it back at the next start.
+            if t.games.get(id.as_str()).map_err(store_err)?.is_some() {
+                tracing::debug!(room = %id, "ignoring a save of a room whose game is stored");
+                return Ok(Outcome::Done);
+            }
+            t.rooms
+                .insert(id.as_str(), state.as_slice())
+                .map_err(store_err)?;
+        }
+        Op::DeleteRoom { id } => {
+            t.rooms.remove(id.as_str()).map_err(store_err)?;
+        }
+        _ => {
+            return Err(StoreError::Internal(
+                "not a room save reached room_op_in".into(),
+            ));
+        }
+    }
+    Ok(Outcome::Done)
 }
 
 /// P3: the game record, both ratings, points and W/D/L in the caller's one transaction, which

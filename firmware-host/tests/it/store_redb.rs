@@ -567,3 +567,64 @@ fn committing_a_game_forgets_its_room_and_refuses_later_saves() {
     );
     store.shutdown_blocking();
 }
+
+/// Results and room saves from many rooms at once share one group commit and its tables:
+/// each room is saved while playing, its result stored, then a late save of it arrives; the
+/// rooms still playing keep their last state and no finished one comes back.
+#[test]
+fn a_batch_of_results_and_room_saves_keeps_only_the_rooms_still_playing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = open(dir.path());
+    let players: Vec<UserId> = (0..4u8)
+        .map(|i| register(&store, &format!("player{i}"), i))
+        .collect();
+    std::thread::scope(|scope| {
+        for t in 0..8usize {
+            let (store, players) = (store.clone(), players.clone());
+            scope.spawn(move || {
+                for n in 0..20usize {
+                    let id = format!("t{t}-n{n}");
+                    store.save_room_blocking(&id, b"playing").expect("save");
+                    let game = finished(
+                        &id,
+                        Game::Xo,
+                        user(players[t % 4], "p"),
+                        user(players[(t + 1) % 4], "p"),
+                        GameEnd::Agreed,
+                        true,
+                    );
+                    store.commit_game_blocking(&game).expect("commit");
+                    store.save_room_blocking(&id, b"stale").expect("ignored");
+                    store
+                        .save_room_blocking(&format!("live-{t}"), &[n as u8])
+                        .expect("save");
+                }
+                store.delete_room_blocking(&format!("live-{t}")).ok();
+                store
+                    .save_room_blocking(&format!("live-{t}"), b"last")
+                    .expect("save");
+            });
+        }
+    });
+    store.shutdown_blocking();
+    drop(store);
+    let store = open(dir.path());
+    let mut rooms = store.load_rooms_blocking().expect("rooms");
+    rooms.sort();
+    let expected: Vec<(String, Vec<u8>)> = (0..8)
+        .map(|t| (format!("live-{t}"), b"last".to_vec()))
+        .collect();
+    assert_eq!(rooms, expected);
+    for t in 0..8 {
+        for n in 0..20 {
+            assert!(
+                store
+                    .game_blocking(&format!("t{t}-n{n}"))
+                    .expect("read")
+                    .is_some(),
+                "game t{t}-n{n} stored"
+            );
+        }
+    }
+    store.shutdown_blocking();
+}
