@@ -489,23 +489,15 @@ fn apply_all(
     let mut results: Option<GameTables<'_>> = None;
     for (op, _) in batch {
         // On error the transaction is dropped, which aborts it: nothing of the batch is kept.
-        let outcome = match op {
-            Op::CommitGame(game) if game.rated => {
+        let outcome = match in_shared_tables(op) {
+            Some(write) => {
                 let tables = match &mut results {
                     Some(tables) => tables,
                     None => results.insert(GameTables::open(&txn)?),
                 };
-                // A rated game has no unrated list entries.
-                commit_in(tables, game)?.0
+                apply_in(tables, write)?
             }
-            Op::SaveRoom { .. } | Op::DeleteRoom { .. } => {
-                let tables = match &mut results {
-                    Some(tables) => tables,
-                    None => results.insert(GameTables::open(&txn)?),
-                };
-                room_op_in(tables, op)?
-            }
-            _ => {
+            None => {
                 results = None;
                 apply(&txn, op)?
             }
@@ -653,7 +645,11 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
             Ok(Outcome::Done)
         }
         Op::CommitGame(game) => commit_game(txn, game),
-        Op::SaveRoom { .. } | Op::DeleteRoom { .. } => room_op_in(&mut GameTables::open(txn)?, op),
+        Op::SaveRoom { id, state } => apply_in(
+            &mut GameTables::open(txn)?,
+            SharedWrite::SaveRoom(id, state),
+        ),
+        Op::DeleteRoom { id } => apply_in(&mut GameTables::open(txn)?, SharedWrite::DeleteRoom(id)),
         Op::Restore {
             source,
             with_settings,
@@ -672,28 +668,39 @@ fn apply(txn: &WriteTransaction, op: &Op) -> Result<Outcome, StoreError> {
     }
 }
 
-/// An open room's saved state written or forgotten, in tables the caller opened (shared by a
-/// batch's run of results and saves: opening tables is most of a save's cost).
-fn room_op_in(t: &mut GameTables<'_>, op: &Op) -> Result<Outcome, StoreError> {
+/// A write that touches only the tables a batch's results share ([`GameTables`]).
+enum SharedWrite<'o> {
+    Rated(&'o FinishedGame),
+    SaveRoom(&'o str, &'o [u8]),
+    DeleteRoom(&'o str),
+}
+
+fn in_shared_tables(op: &Op) -> Option<SharedWrite<'_>> {
     match op {
-        Op::SaveRoom { id, state } => {
+        Op::CommitGame(game) if game.rated => Some(SharedWrite::Rated(game)),
+        Op::SaveRoom { id, state } => Some(SharedWrite::SaveRoom(id, state)),
+        Op::DeleteRoom { id } => Some(SharedWrite::DeleteRoom(id)),
+        _ => None,
+    }
+}
+
+/// Applies `write` in tables the caller opened (once for a batch's run of results and room
+/// saves: opening tables is most of a save's cost).
+fn apply_in(t: &mut GameTables<'_>, write: SharedWrite<'_>) -> Result<Outcome, StoreError> {
+    match write {
+        // A rated game has no unrated list entries.
+        SharedWrite::Rated(game) => return Ok(commit_in(t, game)?.0),
+        SharedWrite::SaveRoom(id, state) => {
             // A room whose game is stored is over: a late save (racing the result) must not
             // bring it back at the next start.
-            if t.games.get(id.as_str()).map_err(store_err)?.is_some() {
+            if t.games.get(id).map_err(store_err)?.is_some() {
                 tracing::debug!(room = %id, "ignoring a save of a room whose game is stored");
                 return Ok(Outcome::Done);
             }
-            t.rooms
-                .insert(id.as_str(), state.as_slice())
-                .map_err(store_err)?;
+            t.rooms.insert(id, state).map_err(store_err)?;
         }
-        Op::DeleteRoom { id } => {
-            t.rooms.remove(id.as_str()).map_err(store_err)?;
-        }
-        _ => {
-            return Err(StoreError::Internal(
-                "not a room save reached room_op_in".into(),
-            ));
+        SharedWrite::DeleteRoom(id) => {
+            t.rooms.remove(id).map_err(store_err)?;
         }
     }
     Ok(Outcome::Done)

@@ -35,6 +35,13 @@ fn register(store: &Store, name: &str, n: u8) -> UserId {
         .expect("registered")
 }
 
+/// Players 0 to 3, for the tests that play many games between them from several threads.
+fn four_players(store: &Store) -> Vec<UserId> {
+    (0..4u8)
+        .map(|i| register(store, &format!("player{i}"), i))
+        .collect()
+}
+
 fn user(id: UserId, name: &str) -> PlayerRef {
     PlayerRef::User {
         id,
@@ -384,9 +391,7 @@ fn rooms_are_saved_replaced_and_deleted() {
 fn concurrent_rated_commits_are_group_committed_and_ratings_replay() {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = open(dir.path());
-    let players: Vec<UserId> = (0..4u8)
-        .map(|i| register(&store, &format!("player{i}"), i))
-        .collect();
+    let players = four_players(&store);
     std::thread::scope(|scope| {
         for t in 0..8usize {
             let store = store.clone();
@@ -575,9 +580,7 @@ fn committing_a_game_forgets_its_room_and_refuses_later_saves() {
 fn a_batch_of_results_and_room_saves_keeps_only_the_rooms_still_playing() {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = open(dir.path());
-    let players: Vec<UserId> = (0..4u8)
-        .map(|i| register(&store, &format!("player{i}"), i))
-        .collect();
+    let players = four_players(&store);
     std::thread::scope(|scope| {
         for t in 0..8usize {
             let (store, players) = (store.clone(), players.clone());
