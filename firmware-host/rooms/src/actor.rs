@@ -38,9 +38,12 @@ pub(crate) fn spawn(
     room.set_passcode_limits(shared.config.passcode_limits());
     let (handle, rx) = RoomHandle::new(room.id().to_owned());
     let listed = room.summary();
-    shared
-        .lobby
-        .insert(handle.clone(), listed.clone(), room.host().clone());
+    shared.lobby.insert(
+        handle.clone(),
+        listed.clone(),
+        room.host().clone(),
+        !restored,
+    );
     let id = handle.id.clone();
     // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
     // its saved state stays for the next start. Caught in the room's own task rather than by
@@ -139,6 +142,9 @@ struct Actor {
     listed: (RoomSummary, Bans),
     /// Whether the lobby was last told that someone views the room.
     listed_viewed: bool,
+    /// Someone has viewed the room. A new room counts as viewed until then: its creator's
+    /// `open` follows the creation, and the room limit must not close it in between.
+    welcomed: bool,
     /// The seats' JSON of the last snapshot, reused while they stay the same.
     seats_json: SeatsJson,
 }
@@ -224,7 +230,8 @@ async fn run(
         pending: None,
         // What `Lobby::insert` stored.
         listed: (listed, Bans::default()),
-        listed_viewed: false,
+        listed_viewed: !restored,
+        welcomed: restored,
         seats_json: SeatsJson::default(),
     };
     actor.carry_out(initial, None).await;
@@ -239,7 +246,8 @@ async fn run(
     let mut armed: Option<Instant> = None;
     while !actor.closed {
         // The room limit closes the oldest rooms nobody views: the lobby keeps them apart.
-        let viewed = !actor.room.is_empty();
+        actor.welcomed |= !actor.room.is_empty();
+        let viewed = !actor.room.is_empty() || !actor.welcomed;
         if viewed != actor.listed_viewed {
             actor.shared.lobby.set_viewed(actor.room.id(), viewed);
             actor.listed_viewed = viewed;

@@ -29,14 +29,29 @@ pub(crate) fn create(
     }
     let settings = Settings::from_request(req, member.user().is_some())?
         .with_xo_move_limit(shared.config.xo_move_limit);
-    // Every room holds memory until it closes (up to 30 minutes after its last viewer).
-    let (open, hosted) = shared.lobby.count(&member.key);
+    // Every room holds memory until it closes (up to 30 minutes after its last viewer). The
+    // place is held until the room is listed (the end of this function).
+    let place = shared.lobby.reserve(
+        &member.key,
+        shared.config.max_rooms,
+        shared.config.max_rooms_per_host,
+    );
+    let (open, hosted) = (place.open, place.hosted);
     let soft = shared.config.max_rooms / 4 * 3;
     if open >= soft {
         // Past three quarters of the limit, the oldest rooms nobody views close now
         // rather than 30 minutes after their last viewer, so that finished games cannot
         // fill the server while new ones are played.
         for room in shared.lobby.oldest_closable((open + 1 - soft).min(64)) {
+            // A full queue or a closed room: nothing to do.
+            room.try_send(RoomMsg::CloseIfIdle);
+        }
+    }
+    if hosted >= shared.config.rooms_per_host_soft {
+        // Keep a kiosk that plays game after game well under the hard limit: its old
+        // rooms nobody views close now rather than after the idle time.
+        let excess = hosted + 1 - shared.config.rooms_per_host_soft;
+        for room in shared.lobby.oldest_closable_of(&member.key, excess) {
             // A full queue or a closed room: nothing to do.
             room.try_send(RoomMsg::CloseIfIdle);
         }
@@ -48,16 +63,7 @@ pub(crate) fn create(
             "the server has too many open rooms; try again later",
         ));
     }
-    if hosted >= shared.config.rooms_per_host_soft {
-        // Keep a kiosk that plays game after game well under the hard limit: its old
-        // rooms nobody views close now rather than after the idle time.
-        let excess = hosted + 1 - shared.config.rooms_per_host_soft;
-        for room in shared.lobby.oldest_closable_of(&member.key, excess) {
-            // A full queue or a closed room: nothing to do.
-            room.try_send(RoomMsg::CloseIfIdle);
-        }
-    }
-    if hosted >= shared.config.max_rooms_per_host {
+    if !place.granted {
         tracing::warn!(
             conn = member.conn,
             hosted,

@@ -81,6 +81,9 @@ struct Rooms {
     /// Rooms whose row someone may not see.
     with_bans: HashSet<RoomId>,
     next_seq: u64,
+    /// Places taken by rooms being created, not yet listed: in all and per host.
+    reserved: usize,
+    reserved_of: HashMap<PlayerKey, usize>,
     /// The latest changes, oldest first: change number and room.
     log: VecDeque<(u64, RoomId)>,
     /// The number of the latest change.
@@ -184,11 +187,32 @@ impl Lobby {
         }
     }
 
-    /// Rooms open in all, and those of them `host` created.
-    pub(crate) fn count(&self, host: &PlayerKey) -> (usize, usize) {
-        let rooms = self.lock();
-        let hosted = rooms.by_host.get(host).map_or(0, BTreeMap::len);
-        (rooms.by_id.len(), hosted)
+    /// Counts the rooms open in all and those `host` created (rooms being created included)
+    /// and, when both are under their limits, takes a place for one more until the returned
+    /// reservation is dropped. Counting and taking under one lock: a burst of creations
+    /// cannot pass the limits together.
+    pub(crate) fn reserve(
+        &self,
+        host: &PlayerKey,
+        max_rooms: usize,
+        max_of_host: usize,
+    ) -> Reservation<'_> {
+        let mut rooms = self.lock();
+        let reserved_of = rooms.reserved_of.get(host).copied().unwrap_or(0);
+        let open = rooms.by_id.len() + rooms.reserved;
+        let hosted = rooms.by_host.get(host).map_or(0, BTreeMap::len) + reserved_of;
+        let granted = open < max_rooms && hosted < max_of_host;
+        if granted {
+            rooms.reserved += 1;
+            rooms.reserved_of.insert(host.clone(), reserved_of + 1);
+        }
+        Reservation {
+            lobby: self,
+            host: host.clone(),
+            open,
+            hosted,
+            granted,
+        }
     }
 
     /// The oldest `n` rooms `host` created that may close now (bot, local and finished games
@@ -217,7 +241,15 @@ impl Lobby {
             .collect()
     }
 
-    pub(crate) fn insert(&self, handle: RoomHandle, summary: RoomSummary, host: PlayerKey) {
+    /// Lists a room. `viewed`: someone views it or is about to (a new room's creator, whose
+    /// `open` follows the creation), so the room limit does not close it meanwhile.
+    pub(crate) fn insert(
+        &self,
+        handle: RoomHandle,
+        summary: RoomSummary,
+        host: PlayerKey,
+        viewed: bool,
+    ) {
         let change = {
             let mut rooms = self.lock();
             let seq = rooms.next_seq;
@@ -233,7 +265,7 @@ impl Lobby {
                 host,
                 seq,
                 bans: Bans::default(),
-                viewed: false,
+                viewed,
             };
             rooms.order.insert(entry.place(), id.clone());
             rooms
@@ -349,6 +381,34 @@ impl Lobby {
 
     pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
+    }
+}
+
+/// A place for a room being created ([`Lobby::reserve`]), given back when dropped (by then
+/// the room is listed, or was never made).
+pub(crate) struct Reservation<'l> {
+    lobby: &'l Lobby,
+    host: PlayerKey,
+    /// Rooms open in all, and those of the host, before this one.
+    pub(crate) open: usize,
+    pub(crate) hosted: usize,
+    /// Both were under their limits: the place is taken.
+    pub(crate) granted: bool,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if !self.granted {
+            return;
+        }
+        let mut rooms = self.lobby.lock();
+        rooms.reserved -= 1;
+        if let Some(n) = rooms.reserved_of.get_mut(&self.host) {
+            *n -= 1;
+            if *n == 0 {
+                rooms.reserved_of.remove(&self.host);
+            }
+        }
     }
 }
 
@@ -565,7 +625,12 @@ mod tests {
         for i in 0..n {
             let (handle, rx) = RoomHandle::new(format!("r{i}"));
             let host = PlayerKey::User(100 + u64::try_from(i).expect("small"));
-            lobby.insert(handle, summary(&format!("r{i}"), Phase::Waiting), host);
+            lobby.insert(
+                handle,
+                summary(&format!("r{i}"), Phase::Waiting),
+                host,
+                false,
+            );
             queues.push(rx);
         }
         (lobby, queues)
@@ -625,7 +690,12 @@ mod tests {
         assert_eq!((rows, removed, total), (ids(&["r1"]), ids(&["r0"]), 4));
         // A new waiting room ranks before the playing ones: it enters, the last row leaves.
         let (handle, _rx) = RoomHandle::new("r9".into());
-        lobby.insert(handle, summary("r9", Phase::Waiting), PlayerKey::User(9));
+        lobby.insert(
+            handle,
+            summary("r9", Phase::Waiting),
+            PlayerKey::User(9),
+            false,
+        );
         let (rows, removed, total) = update(watch.refresh(&lobby, &watcher));
         assert_eq!((rows, removed, total), (ids(&["r9"]), ids(&["r1"]), 5));
         // Several changes since the last look come as one batch.
@@ -696,6 +766,31 @@ mod tests {
         assert_eq!(oldest(10), ids(&["r2", "r3"]));
     }
 
+    /// Rooms open in all and of user `host`, as a creation counts them.
+    fn counted(lobby: &Lobby, host: u64) -> (usize, usize) {
+        let place = lobby.reserve(&PlayerKey::User(host), usize::MAX, usize::MAX);
+        (place.open, place.hosted)
+    }
+
+    #[test]
+    fn a_reserved_place_counts_until_it_is_given_back() {
+        let (lobby, _queues) = lobby_with(3);
+        let host = PlayerKey::User(100);
+        // Three rooms, one of them user 100's: one more place on the server and one for them.
+        let first = lobby.reserve(&host, 4, 2);
+        assert!(first.granted);
+        assert_eq!((first.open, first.hosted), (3, 1));
+        let second = lobby.reserve(&PlayerKey::User(7), 4, 2);
+        assert!(!second.granted, "the server's last place is taken");
+        assert_eq!(second.open, 4);
+        drop(second);
+        let again = lobby.reserve(&host, 5, 2);
+        assert!(!again.granted, "the host's last place is taken");
+        assert_eq!(again.hosted, 2);
+        drop((first, again));
+        assert_eq!(counted(&lobby, 100), (3, 1));
+    }
+
     #[test]
     fn room_counts_come_from_the_indexes() {
         let (lobby, _queues) = lobby_with(4);
@@ -704,8 +799,9 @@ mod tests {
             handle,
             summary("mine", Phase::Waiting),
             PlayerKey::User(100),
+            false,
         );
-        assert_eq!(lobby.count(&PlayerKey::User(100)), (5, 2));
+        assert_eq!(counted(&lobby, 100), (5, 2));
         let closable_of = |n| -> Vec<RoomId> {
             lobby
                 .oldest_closable_of(&PlayerKey::User(100), n)
@@ -725,7 +821,7 @@ mod tests {
         assert_eq!(closable, ids(&["r1"]));
         assert_eq!(lobby.counts(), (3, 1));
         lobby.remove("mine");
-        assert_eq!(lobby.count(&PlayerKey::User(100)), (4, 1));
+        assert_eq!(counted(&lobby, 100), (4, 1));
         let order: Vec<RoomId> = lobby.list().into_iter().map(|r| r.id).collect();
         assert_eq!(order, ids(&["r0", "r3", "r2", "r1"]));
     }

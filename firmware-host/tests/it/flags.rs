@@ -192,3 +192,42 @@ async fn the_room_limit_flag_reaches_the_hub() {
     drop(players);
     server.stop_with("-TERM");
 }
+
+/// A burst at the room limit: 24 visitors ask for a bot game at the same moment on a server
+/// limited to 8 rooms. Eight get one, the rest `unavailable`, and the server holds 8 rooms,
+/// not more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_burst_of_creations_does_not_pass_the_room_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[("XO_MAX_ROOMS", "8")]);
+    let mut visitors = Vec::new();
+    for _ in 0..24 {
+        visitors.push(ws_connect(server.addr, None).await);
+    }
+    let start = std::sync::Arc::new(tokio::sync::Barrier::new(visitors.len()));
+    let asks = visitors.into_iter().map(|mut ws| {
+        let start = start.clone();
+        tokio::spawn(async move {
+            start.wait().await;
+            ws_send(&mut ws, serde_json::json!({"create_room": {"id": 1, "room": {"game": "xo", "opponent": {"bot": {}}}}})).await;
+            let answer = answer_to(&mut ws, 1).await;
+            (answer, ws)
+        })
+    });
+    let mut created = 0;
+    let mut kept = Vec::new();
+    for ask in asks.collect::<Vec<_>>() {
+        let (answer, ws) = ask.await.expect("visitor");
+        if answer.get("room").is_some() {
+            created += 1;
+        } else {
+            assert_eq!(answer["error"]["code"], "unavailable", "{answer}");
+        }
+        kept.push(ws);
+    }
+    let rooms = support::request(server.addr, "GET", "/api/rooms", &[], None).await;
+    let listed = rooms.json().as_array().expect("a list").len();
+    assert_eq!((created, listed), (8, 8), "rooms created and listed");
+    drop(kept);
+    server.stop_with("-TERM");
+}
