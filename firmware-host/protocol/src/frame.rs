@@ -6,7 +6,8 @@ use serde::de::DeserializeOwned;
 
 use crate::client::ClientMsg;
 use crate::error::ErrorCode;
-use crate::server::ServerMsg;
+use crate::json_text as json;
+use crate::server::{Event, ServerMsg};
 
 /// One WebSocket data frame, independent of the WebSocket library.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,15 +127,18 @@ const ENCODE_CAPACITY: usize = 1024;
 
 fn encode<T: Serialize>(msg: &T, framing: Framing) -> Frame {
     match framing {
-        Framing::Text => {
-            let mut json = Vec::with_capacity(ENCODE_CAPACITY);
-            serde_json::to_writer(&mut json, msg).expect("wire types always serialise to JSON");
-            Frame::Text(String::from_utf8(json).expect("serde_json writes UTF-8"))
-        }
+        Framing::Text => Frame::Text(text(msg)),
         Framing::Binary => Frame::Binary(
             postcard::to_allocvec(msg).expect("wire types always serialise to postcard"),
         ),
     }
+}
+
+/// `msg` as JSON text.
+fn text<T: Serialize>(msg: &T) -> String {
+    let mut json = Vec::with_capacity(ENCODE_CAPACITY);
+    serde_json::to_writer(&mut json, msg).expect("wire types always serialise to JSON");
+    String::from_utf8(json).expect("serde_json writes UTF-8")
 }
 
 /// Decodes a frame from a client (the server's side), refusing frames over `max` bytes.
@@ -166,6 +170,77 @@ impl ClientMsg {
 
 impl ServerMsg {
     pub fn encode(&self, framing: Framing) -> Frame {
-        encode(self, framing)
+        match (framing, self) {
+            // Every move's event, to every viewer: written directly (issue 13), the same text
+            // as serde's (test `a_moved_event_written_by_hand_is_serdes_text`).
+            (Framing::Text, ServerMsg::Event(moved @ Event::Moved { .. })) => {
+                Frame::Text(moved_json(moved).unwrap_or_else(|| text(self)))
+            }
+            _ => encode(self, framing),
+        }
+    }
+}
+
+/// The JSON of a `moved` event (`{"event":{"moved":…}}`), written field by field; `None` for
+/// any other event.
+fn moved_json(event: &Event) -> Option<String> {
+    let Event::Moved {
+        room,
+        mark,
+        cell,
+        removed,
+        automatic,
+        bot,
+    } = event
+    else {
+        return None;
+    };
+    let mut j = Vec::with_capacity(MOVED_CAPACITY);
+    j.extend_from_slice(b"{\"event\":{\"moved\":{\"room\":");
+    json::string(&mut j, room);
+    j.extend_from_slice(b",\"mark\":");
+    json::mark(&mut j, *mark);
+    j.extend_from_slice(b",\"cell\":");
+    json::number(&mut j, *cell);
+    j.extend_from_slice(b",\"removed\":");
+    json::option(&mut j, *removed, json::number);
+    j.extend_from_slice(b",\"automatic\":");
+    json::flag(&mut j, *automatic);
+    j.extend_from_slice(b",\"bot\":");
+    json::flag(&mut j, *bot);
+    j.extend_from_slice(b"}}}");
+    Some(String::from_utf8(j).expect("written from UTF-8 pieces"))
+}
+
+/// Room for a `moved` event's JSON (about 100 bytes with a 6-letter room id).
+const MOVED_CAPACITY: usize = 128;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::Mark;
+
+    #[test]
+    fn a_moved_event_written_by_hand_is_serdes_text() {
+        for room in ["zd8yup", "", "a\"b\\c\u{1}", "سارة"] {
+            for mark in [Mark::X, Mark::O] {
+                for (cell, removed) in [(0, None), (8, Some(3)), (255, Some(0))] {
+                    for (automatic, bot) in [(false, false), (true, false), (false, true)] {
+                        let msg = ServerMsg::Event(Event::Moved {
+                            room: room.to_owned(),
+                            mark,
+                            cell,
+                            removed,
+                            automatic,
+                            bot,
+                        });
+                        let Frame::Text(by_hand) = msg.encode(Framing::Text) else {
+                            panic!("text framing gives text");
+                        };
+                        assert_eq!(by_hand, text(&msg), "{msg:?}");
+                    }
+                }
+            }
+        }
     }
 }

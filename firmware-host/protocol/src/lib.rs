@@ -31,6 +31,7 @@ pub mod client;
 pub mod error;
 pub mod frame;
 pub mod http;
+mod json_text;
 pub mod records;
 pub mod rules;
 pub mod server;

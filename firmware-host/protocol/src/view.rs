@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::RoomId;
+use crate::json_text as json;
 use crate::records::{GameEnd, PlayerRef, RatingUpdate, UserId};
 
 /// What kind of room, with the settings its members may see.
@@ -377,60 +378,6 @@ impl RoomView {
     }
 }
 
-/// Pieces of JSON text written directly, as serde_json writes them.
-mod json {
-    use engine::{Cell, Mark};
-    use serde::Serialize;
-
-    /// A JSON string: as it is between quotes when nothing in it needs escaping (room ids,
-    /// names, codes nearly always), else serde_json's escaping.
-    pub(super) fn string(j: &mut Vec<u8>, s: &str) {
-        if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-            j.push(b'"');
-            j.extend_from_slice(s.as_bytes());
-            j.push(b'"');
-        } else {
-            serde(j, s);
-        }
-    }
-
-    pub(super) fn number<N: itoa::Integer>(j: &mut Vec<u8>, n: N) {
-        j.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
-    }
-
-    pub(super) fn flag(j: &mut Vec<u8>, b: bool) {
-        j.extend_from_slice(if b { b"true" } else { b"false" });
-    }
-
-    pub(super) fn mark(j: &mut Vec<u8>, m: Mark) {
-        j.extend_from_slice(match m {
-            Mark::X => b"\"X\"",
-            Mark::O => b"\"O\"",
-        });
-    }
-
-    pub(super) fn option<T>(j: &mut Vec<u8>, v: Option<T>, write: fn(&mut Vec<u8>, T)) {
-        match v {
-            Some(v) => write(j, v),
-            None => j.extend_from_slice(b"null"),
-        }
-    }
-
-    pub(super) fn cells(j: &mut Vec<u8>, cells: &[Cell]) {
-        j.push(b'[');
-        for (i, &c) in cells.iter().enumerate() {
-            if i > 0 {
-                j.push(b',');
-            }
-            number(j, c);
-        }
-        j.push(b']');
-    }
-
-    pub(super) fn serde<T: Serialize + ?Sized>(j: &mut Vec<u8>, v: &T) {
-        serde_json::to_writer(j, v).expect("wire types always serialise to JSON");
-    }
-}
 
 /// The JSON of a room's two seats, kept while they stay the same. They do for a whole game (the
 /// players, their ratings and marks; only a player's presence changes), and they are the
