@@ -378,7 +378,6 @@ impl RoomView {
     }
 }
 
-
 /// The JSON of a room's two seats, kept while they stay the same. They do for a whole game (the
 /// players, their ratings and marks; only a player's presence changes), and they are the
 /// largest part of a snapshot: two thirds of its encoding.

@@ -9,7 +9,7 @@ use protocol::{
     ClientMsg, ErrorCode, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
     decode_client_payload,
 };
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
@@ -78,6 +78,11 @@ struct Session<S> {
     lobby: Option<Watch>,
     room: Option<RoomHandle>,
     outbox: Outbox,
+    /// Frames queued for the next flush.
+    out: Vec<u8>,
+    /// A control frame came in since the last flush: the WebSocket layer may have queued an
+    /// answer (a pong), which goes out before this session's frames.
+    control_seen: bool,
 }
 
 pub(crate) async fn run<S>(shared: Arc<Shared>, ws: WebSocketStream<S>, identity: Identity)
@@ -109,6 +114,8 @@ where
         lobby: None,
         room: None,
         outbox,
+        out: Vec::new(),
+        control_seen: false,
     };
     // The server's hello goes first, as JSON text: the client has not shown its framing yet.
     // The client's hello must come before any intent.
@@ -160,6 +167,7 @@ where
                     Some(Ok(Message::Binary(bytes))) => (Framing::Binary, &bytes[..]),
                     // Pings are answered by the WebSocket layer itself, but count as messages.
                     Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
+                        s.control_seen = true;
                         if !bucket.take() {
                             stop = s.flood().await;
                         }
@@ -273,6 +281,35 @@ where
 /// Most queued messages one flush of the socket carries.
 const OUT_BATCH: usize = 32;
 
+/// A batch this large is written out before more is queued.
+const OUT_FLUSH_BYTES: usize = 64 * 1024;
+
+/// A write buffer that grew past this is let go once written (a connection keeps at most this
+/// much between writes).
+const OUT_KEEP_BYTES: usize = 4 * 1024;
+
+/// WebSocket opcodes of the data frames a session sends (RFC 6455 §5.2).
+const OPCODE_TEXT: u8 = 0x1;
+const OPCODE_BINARY: u8 = 0x2;
+
+/// Appends one final, unmasked WebSocket frame with `payload` to `out` (RFC 6455 §5.2).
+fn frame_into(out: &mut Vec<u8>, opcode: u8, payload: &[u8]) {
+    const FIN: u8 = 0x80;
+    out.push(FIN | opcode);
+    match payload.len() {
+        len @ 0..=125 => out.push(len as u8),
+        len @ 126..=0xffff => {
+            out.push(126);
+            out.extend_from_slice(&(len as u16).to_be_bytes());
+        }
+        len => {
+            out.push(127);
+            out.extend_from_slice(&(len as u64).to_be_bytes());
+        }
+    }
+    out.extend_from_slice(payload);
+}
+
 /// The close code of a connection whose sign-in session ended (S3).
 pub(crate) const SIGNED_OUT_CLOSE: u16 = 4001;
 
@@ -341,25 +378,64 @@ where
         }
     }
 
-    /// Queues one message in the socket's write buffer (tungstenite writes it out once the
-    /// buffer is full or at the next flush).
+    /// Queues one message, framed, in this connection's write buffer; [`Session::flush`]
+    /// writes it out. The session frames its own messages (RFC 6455 §5.2: a server's frames
+    /// are a header and the payload, unmasked) rather than through tungstenite's sink, whose
+    /// conversions and buffering cost more than the rest of a send (issue 13).
     async fn write(&mut self, msg: Message) -> bool {
         if self.broken {
             return false;
         }
-        let timeout = self.shared.config.send_timeout;
-        let written = bounded(timeout, self.ws.feed(msg)).await;
-        self.sent(written)
+        let (opcode, payload): (u8, &[u8]) = match &msg {
+            Message::Text(text) => (OPCODE_TEXT, text.as_bytes()),
+            Message::Binary(bytes) => (OPCODE_BINARY, bytes),
+            // Sessions send only data frames; anything else goes through the WebSocket layer,
+            // after what is queued here.
+            Message::Ping(_) | Message::Pong(_) | Message::Close(_) | Message::Frame(_) => {
+                if !self.flush().await {
+                    return false;
+                }
+                let timeout = self.shared.config.send_timeout;
+                let written = bounded(timeout, self.ws.feed(msg)).await;
+                return self.sent(written);
+            }
+        };
+        frame_into(&mut self.out, opcode, payload);
+        if self.out.len() >= OUT_FLUSH_BYTES {
+            return self.flush().await;
+        }
+        true
     }
 
-    /// Writes out everything queued.
+    /// Writes out everything queued: first what the WebSocket layer queued itself (the pong
+    /// to a ping), whole, so that frames never interleave, then this connection's frames.
     async fn flush(&mut self) -> bool {
         if self.broken {
             return false;
         }
         let timeout = self.shared.config.send_timeout;
-        let flushed = bounded(timeout, self.ws.flush()).await;
-        self.sent(flushed)
+        if self.control_seen {
+            self.control_seen = false;
+            let flushed = bounded(timeout, self.ws.flush()).await;
+            if !self.sent(flushed) {
+                return false;
+            }
+        }
+        if self.out.is_empty() {
+            return true;
+        }
+        let out = &self.out;
+        let socket = self.ws.get_mut();
+        let written = bounded(timeout, async {
+            socket.write_all(out).await.map_err(WsError::Io)
+        })
+        .await;
+        self.out.clear();
+        if self.out.capacity() > OUT_KEEP_BYTES {
+            // A lobby page or a long batch: not kept for the connection's lifetime.
+            self.out = Vec::new();
+        }
+        self.sent(written)
     }
 
     fn sent(&mut self, result: Result<bool, tokio::time::error::Elapsed>) -> bool {
@@ -589,5 +665,46 @@ where
             self.error(id, ErrorCode::RoomClosed, "the room has closed")
                 .await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+
+    #[test]
+    fn frames_the_session_writes_read_back_whole_with_every_length_encoding() {
+        // One-byte, two-byte and eight-byte lengths, and their edges (RFC 6455 §5.2).
+        let lengths = [0, 1, 125, 126, 0xffff, 0x1_0000, 70_000];
+        let mut out = Vec::new();
+        for (i, &len) in lengths.iter().enumerate() {
+            let opcode = if i % 2 == 0 {
+                OPCODE_TEXT
+            } else {
+                OPCODE_BINARY
+            };
+            frame_into(&mut out, opcode, &vec![b'a' + i as u8; len]);
+        }
+        let mut cursor = std::io::Cursor::new(&out[..]);
+        for (i, &len) in lengths.iter().enumerate() {
+            let (header, payload_len) = FrameHeader::parse(&mut cursor)
+                .expect("a valid header")
+                .expect("a whole header");
+            assert!(header.is_final, "frame {i}");
+            assert_eq!(header.mask, None, "a server's frames are not masked");
+            let want = if i % 2 == 0 { Data::Text } else { Data::Binary };
+            assert_eq!(header.opcode, OpCode::Data(want), "frame {i}");
+            assert_eq!(payload_len, len as u64, "frame {i}");
+            let at = usize::try_from(cursor.position()).expect("small");
+            assert!(out[at..at + len].iter().all(|&b| b == b'a' + i as u8));
+            cursor.set_position((at + len) as u64);
+        }
+        assert_eq!(
+            cursor.position() as usize,
+            out.len(),
+            "nothing else written"
+        );
     }
 }

@@ -274,3 +274,66 @@ async fn frames_sent_with_the_upgrade_request_are_read_not_lost() {
     );
     s.server.shutdown().await;
 }
+
+/// The server frames its own messages and leaves pings to the WebSocket layer: a burst of
+/// WebSocket pings between requests is answered with every pong and every reply whole and in
+/// order (a strict client would fail on a frame cut into another), and a room's snapshot, too
+/// long for a one-byte length.
+#[tokio::test]
+async fn websocket_pings_between_requests_leave_every_frame_whole() {
+    let s = TestServer::start().await;
+    let (mut ws, _) = connect(&s, None).await;
+    next_json(&mut ws).await;
+    send(
+        &mut ws,
+        serde_json::json!({"hello": {"version": protocol::PROTOCOL_VERSION}}),
+    )
+    .await;
+    // Sent at once, without waiting for answers: 12 requests and 12 pings, under the burst.
+    for n in 0..12u8 {
+        let request = if n == 5 {
+            serde_json::json!({"create_room": {"id": 100, "room": {"game": "xo", "opponent": {"bot": {"difficulty": 0}}}}})
+        } else {
+            serde_json::json!({"ping": {"id": n}})
+        };
+        ws.feed(Message::text(request.to_string()))
+            .await
+            .expect("send");
+        ws.feed(Message::Ping(vec![n; usize::from(n) * 10].into()))
+            .await
+            .expect("send");
+    }
+    ws.flush().await.expect("flush");
+    let (mut pongs, mut replies, mut snapshot_bytes) = (Vec::new(), Vec::new(), 0);
+    while pongs.len() < 12 || replies.len() < 11 || snapshot_bytes == 0 {
+        let msg = tokio::time::timeout(STEP, ws.next())
+            .await
+            .expect("a message in time")
+            .expect("connection open")
+            .expect("a whole, valid frame");
+        match msg {
+            Message::Pong(payload) => pongs.push(payload.to_vec()),
+            Message::Text(text) => {
+                let value: serde_json::Value = serde_json::from_str(text.as_str()).expect("JSON");
+                if let Some(id) = value["pong"]["id"].as_u64() {
+                    replies.push(id);
+                } else if value["room"]["id"] == 100 {
+                    snapshot_bytes = text.len();
+                } else if value.get("event").is_none() {
+                    panic!("unexpected reply {value}");
+                }
+            }
+            other => panic!("unexpected message {other:?}"),
+        }
+    }
+    let want: Vec<Vec<u8>> = (0..12u8).map(|n| vec![n; usize::from(n) * 10]).collect();
+    assert_eq!(pongs, want, "each ping's pong, in order");
+    let want: Vec<u64> = (0..12).filter(|&n| n != 5).collect();
+    // The room answers on its own (after or between the pongs the session sends itself).
+    assert_eq!(replies, want, "each ping's reply, in order");
+    assert!(
+        snapshot_bytes > 125,
+        "the snapshot needs a longer length: {snapshot_bytes}"
+    );
+    s.server.shutdown().await;
+}
