@@ -43,7 +43,7 @@ pub use frame::{Frame, FrameError, Framing, decode_client, decode_client_payload
 pub use server::{CloseReason, Event, ServerMsg};
 pub use view::{
     ClockView, EloPreview, JoinRequestView, Joining, Name, Phase, PlayerView, ResultView, RoomKind,
-    RoomSummary, RoomView, SeatView, SeatsJson, YouView, room_json,
+    RoomSummary, RoomView, SeatView, SeatsJson, YouView, room_json, room_json_into,
 };
 
 /// The protocol version carried by both hellos. A change that a client written against the

@@ -410,15 +410,19 @@ pub fn room_json(
     you: &YouView,
     rematch_offer: Option<Mark>,
 ) -> String {
-    use std::fmt::Write as _;
-    fn number(json: &mut String, n: Option<impl std::fmt::Display>) {
-        match n {
-            Some(n) => {
-                let _infallible = write!(json, "{n}");
-            }
-            None => json.push_str("null"),
-        }
-    }
+    let mut json = Vec::with_capacity(head.len() + 160);
+    room_json_into(&mut json, id, head, you, rematch_offer);
+    String::from_utf8(json).expect("written from UTF-8 pieces")
+}
+
+/// [`room_json`], appended to `json` (a connection's write buffer: no text of its own made).
+pub fn room_json_into(
+    json: &mut Vec<u8>,
+    id: Option<crate::RequestId>,
+    head: &str,
+    you: &YouView,
+    rematch_offer: Option<Mark>,
+) {
     // Every field, by name: one added to `YouView` must be written here too.
     let YouView {
         seat,
@@ -426,28 +430,21 @@ pub fn room_json(
         to_move,
         requested,
     } = *you;
-    let flag = |b: bool| if b { "true" } else { "false" };
-    let mut json = String::with_capacity(head.len() + 160);
-    json.push_str("{\"room\":{\"id\":");
-    number(&mut json, id);
-    json.push_str(",\"room\":");
-    json.push_str(head);
-    json.push_str(",\"you\":{\"seat\":");
-    number(&mut json, seat);
-    json.push_str(",\"host\":");
-    json.push_str(flag(host));
-    json.push_str(",\"to_move\":");
-    json.push_str(flag(to_move));
-    json.push_str(",\"requested\":");
-    json.push_str(flag(requested));
-    json.push_str("},\"rematch_offer\":");
-    json.push_str(match rematch_offer {
-        None => "null",
-        Some(Mark::X) => "\"X\"",
-        Some(Mark::O) => "\"O\"",
-    });
-    json.push_str("}}}");
-    json
+    json.extend_from_slice(b"{\"room\":{\"id\":");
+    json::option(json, id, json::number);
+    json.extend_from_slice(b",\"room\":");
+    json.extend_from_slice(head.as_bytes());
+    json.extend_from_slice(b",\"you\":{\"seat\":");
+    json::option(json, seat, json::number);
+    json.extend_from_slice(b",\"host\":");
+    json::flag(json, host);
+    json.extend_from_slice(b",\"to_move\":");
+    json::flag(json, to_move);
+    json.extend_from_slice(b",\"requested\":");
+    json::flag(json, requested);
+    json.extend_from_slice(b"},\"rematch_offer\":");
+    json::option(json, rematch_offer, json::mark);
+    json.extend_from_slice(b"}}}");
 }
 
 /// One row of the lobby.

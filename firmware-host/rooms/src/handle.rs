@@ -97,6 +97,12 @@ impl SharedRoom {
         })
     }
 
+    /// The JSON text of the snapshot for one reader, appended to `out` (a connection's write
+    /// buffer).
+    pub(crate) fn text_into(&self, out: &mut Vec<u8>, id: Option<RequestId>, you: YouView) {
+        protocol::room_json_into(out, id, &self.head, &you, self.view.rematch_offer);
+    }
+
     /// The snapshot for one reader in `framing`.
     pub(crate) fn message(&self, id: Option<RequestId>, you: YouView, framing: Framing) -> Message {
         let text = || {
