@@ -148,6 +148,10 @@ where
     let mut lobby_resting = false;
     while matches!(stop, Stop::Continue) && !s.broken {
         tokio::select! {
+            // In this order, without drawing a random one first (issue 13): the client's frames
+            // (which the message limit bounds), then what rooms queued (up to `OUT_BATCH` a
+            // turn), then the rest, which fire once.
+            biased;
             incoming = s.ws.next() => {
                 // The payload is decoded where tungstenite left it, not copied first.
                 let (framing, payload) = match &incoming {
