@@ -16,9 +16,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use hyper_util::server::conn::auto::upgrade;
 use tokio::net::TcpStream;
-use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
-use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tracing::Instrument as _;
 
 use crate::accounts;
@@ -26,17 +24,10 @@ use crate::api_error::{ApiError, Body};
 use crate::app::App;
 use crate::connections::ConnectionSlot;
 
-/// Largest WebSocket message or frame the socket buffers. The hub refuses frames above
+/// Largest WebSocket message or frame a connection buffers. The hub refuses frames above
 /// `protocol::MAX_FRAME_BYTES` with a clear error; anything beyond this hard limit closes the
-/// connection before it is buffered whole.
-pub const MAX_WS_MESSAGE: usize = 64 * 1024;
-
-/// The WebSocket read buffer of each connection. Client frames are a few dozen bytes (a
-/// move is about 30), at most `protocol::MAX_FRAME_BYTES`; a larger frame grows the buffer to
-/// fit. tungstenite zero-fills the free part of the buffer before every read, so its size is
-/// paid in CPU per message as well as in memory per connection (issue 13: 8 KiB cost 2 % of the
-/// server's CPU under load, and 8 MB for 1,000 connections).
-const WS_READ_BUFFER: usize = 1024;
+/// connection (1009) before it is buffered whole.
+pub const MAX_WS_MESSAGE: usize = rooms::MAX_WS_MESSAGE;
 
 fn header_has_token(headers: &HeaderMap, name: hyper::header::HeaderName, token: &str) -> bool {
     headers
@@ -183,14 +174,6 @@ pub async fn upgrade(
                 return;
             }
         };
-        // tungstenite's default 128 KiB read buffer is zero-filled at every read and stays
-        // resident for every connection (about 135 kB each measured under load, and what idle
-        // or silent connections cost most); frames here are at most 4 KiB, and larger ones are
-        // still read whole.
-        let config = WebSocketConfig::default()
-            .read_buffer_size(WS_READ_BUFFER)
-            .max_message_size(Some(MAX_WS_MESSAGE))
-            .max_frame_size(Some(MAX_WS_MESSAGE));
         // Every line the session logs (refusals, closes) names the client's address.
         let user = identity.account.as_ref().map(|a| a.id);
         let span = tracing::info_span!("ws", %peer, user);
@@ -203,14 +186,9 @@ pub async fn upgrade(
                 // 10 KB), which the connection would otherwise keep for its lifetime.
                 let read = read_buf.to_vec();
                 drop(read_buf);
-                let ws = WebSocketStream::from_partially_read(
-                    io.into_inner(),
-                    read,
-                    Role::Server,
-                    Some(config),
-                )
-                .await;
-                hub.serve(ws, identity).instrument(span).await;
+                hub.serve(io.into_inner(), read, identity)
+                    .instrument(span)
+                    .await;
             }
             Err(_) => {
                 // Every connection this server accepts is a TcpStream in hyper-util's TokioIo

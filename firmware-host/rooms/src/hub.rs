@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
+use crate::wire::Wire;
 use protocol::RoomSummary;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::oneshot;
-use tokio_tungstenite::WebSocketStream;
 
 use crate::actor;
 pub use crate::config::HubConfig;
@@ -77,12 +77,13 @@ impl Hub {
     }
 
     /// Drives one WebSocket connection until it closes: hello, then each frame decoded and
-    /// routed, snapshots and events sent back in the client's framing.
-    pub async fn serve<S>(&self, ws: WebSocketStream<S>, identity: Identity)
+    /// routed, snapshots and events sent back in the client's framing. `io` is the socket
+    /// after the handshake (RFC 6455 §4), `read` what was read from it past the handshake.
+    pub async fn serve<S>(&self, io: S, read: Vec<u8>, identity: Identity)
     where
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        crate::session::run(self.shared.clone(), ws, identity).await;
+        crate::session::run(self.shared.clone(), Wire::new(io, read), identity).await;
     }
 
     /// The lobby list, for `GET /api/rooms`: waiting rooms, then games in progress, then

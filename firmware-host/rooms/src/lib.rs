@@ -140,6 +140,8 @@ pub mod seats;
 mod session;
 pub mod settings;
 mod shared;
+mod wire;
+pub use wire::MAX_WS_MESSAGE;
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubStats};

@@ -4,18 +4,14 @@
 use std::sync::Arc;
 use std::task::Poll;
 
-use futures_util::{SinkExt, StreamExt};
 use protocol::{
     ClientMsg, ErrorCode, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
     decode_client_payload,
 };
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
-use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tokio_tungstenite::tungstenite::Message;
 
 use crate::create::create;
 use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession, ws_message};
@@ -23,6 +19,7 @@ use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
 use crate::shared::Shared;
+use crate::wire::{Incoming, OPCODE_BINARY, OPCODE_TEXT, ReadError, Wire, close};
 
 /// A token bucket: `rate` messages per second sustained, `burst` at once.
 #[derive(Debug)]
@@ -60,12 +57,13 @@ impl Bucket {
 /// Why the loop ends.
 enum Stop {
     Continue,
-    Close(CloseCode, &'static str),
+    /// Close with this code (RFC 6455 §7.4) and reason.
+    Close(u16, &'static str),
 }
 
 struct Session<S> {
     shared: Arc<Shared>,
-    ws: WebSocketStream<S>,
+    ws: Wire<S>,
     member: Arc<Member>,
     framing: Framing,
     hello: bool,
@@ -78,14 +76,9 @@ struct Session<S> {
     lobby: Option<Watch>,
     room: Option<RoomHandle>,
     outbox: Outbox,
-    /// Frames queued for the next flush.
-    out: Vec<u8>,
-    /// A control frame came in since the last flush: the WebSocket layer may have queued an
-    /// answer (a pong), which goes out before this session's frames.
-    control_seen: bool,
 }
 
-pub(crate) async fn run<S>(shared: Arc<Shared>, ws: WebSocketStream<S>, identity: Identity)
+pub(crate) async fn run<S>(shared: Arc<Shared>, ws: Wire<S>, identity: Identity)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -114,8 +107,6 @@ where
         lobby: None,
         room: None,
         outbox,
-        out: Vec::new(),
-        control_seen: false,
     };
     // The server's hello goes first, as JSON text: the client has not shown its framing yet.
     // The client's hello must come before any intent.
@@ -130,7 +121,7 @@ where
     let mut stop = if s.send(hello).await {
         Stop::Continue
     } else {
-        Stop::Close(CloseCode::Away, "")
+        Stop::Close(close::AWAY, "")
     };
     // Made once, not at every turn of the loop (issue 13): a watch's `changed` future adds
     // itself to the watch's waiters when polled and takes itself off when dropped, and a
@@ -153,27 +144,38 @@ where
             // turn), then the rest, which fire once.
             biased;
             incoming = s.ws.next() => {
-                // The payload is decoded where tungstenite left it, not copied first.
-                let (framing, payload) = match &incoming {
-                    None | Some(Ok(Message::Close(_))) => break,
-                    Some(Err(WsError::Capacity(e))) => {
+                // The payload is decoded where it was read, not copied first.
+                let framing = match incoming {
+                    Ok(Incoming::Data { text: true }) => Framing::Text,
+                    Ok(Incoming::Data { text: false }) => Framing::Binary,
+                    Ok(Incoming::Close) => {
+                        // The answering close frame is queued; the client is done.
+                        s.flush().await;
+                        break;
+                    }
+                    Err(ReadError::Eof) => break,
+                    Err(ReadError::TooLarge { len }) => {
                         // Over the WebSocket layer's hard limit: refused before it is buffered
                         // whole; the stream cannot go on after it.
-                        tracing::warn!(conn = s.member.conn, error = %e, "WebSocket closed: frame over the hard size limit");
-                        stop = Stop::Close(CloseCode::Size, "frame too large");
+                        tracing::warn!(conn = s.member.conn, len, "WebSocket closed: frame over the hard size limit");
+                        stop = Stop::Close(close::SIZE, "frame too large");
                         continue;
                     }
-                    Some(Err(e)) => {
+                    Err(ReadError::Protocol { code, reason }) => {
+                        tracing::debug!(conn = s.member.conn, reason, "WebSocket closed: not a WebSocket frame");
+                        stop = Stop::Close(code, reason);
+                        continue;
+                    }
+                    Err(ReadError::Io(e)) => {
                         tracing::debug!(conn = s.member.conn, error = %e, "WebSocket read failed");
                         break;
                     }
-                    Some(Ok(Message::Text(text))) => (Framing::Text, text.as_bytes()),
-                    Some(Ok(Message::Binary(bytes))) => (Framing::Binary, &bytes[..]),
-                    // Pings are answered by the WebSocket layer itself, but count as messages.
-                    Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
-                        s.control_seen = true;
+                    // Pings are answered here, but count as messages.
+                    Ok(incoming @ (Incoming::Ping | Incoming::Pong)) => {
                         if !bucket.take() {
                             stop = s.flood().await;
+                        } else if incoming == Incoming::Ping && !s.flush().await {
+                            break;
                         }
                         continue;
                     }
@@ -182,12 +184,12 @@ where
                     stop = s.flood().await;
                     continue;
                 }
-                stop = s.frame(framing, payload).await;
+                stop = s.frame(framing).await;
             }
             () = &mut hello_timer, if !s.hello => {
                 tracing::info!(conn = s.member.conn, timeout_s = shared.config.hello_timeout.as_secs(), "WebSocket closed: no hello in time");
                 s.error(None, ErrorCode::HelloRequired, "no hello in time; closing").await;
-                stop = Stop::Close(CloseCode::Policy, "no hello in time");
+                stop = Stop::Close(close::POLICY, "no hello in time");
             }
             Some(next) = inbox.recv() => {
                 if !s.deliver(next, &mut inbox).await {
@@ -214,7 +216,7 @@ where
                 lobby_resting = false;
             }
             _ = &mut server_stopping => {
-                stop = Stop::Close(CloseCode::Restart, "server restarting");
+                stop = Stop::Close(close::RESTART, "server restarting");
             }
             ended = async { signed_out.as_mut().expect("guarded by the branch condition").await }, if signed_out.is_some() => {
                 signed_out = None;
@@ -227,7 +229,7 @@ where
                 // reconnects and is a guest once its cookie is gone.
                 tracing::info!(conn = s.member.conn, "WebSocket closed: session ended");
                 s.error(None, ErrorCode::SignedOut, "you were signed out; reconnect").await;
-                stop = Stop::Close(CloseCode::Library(SIGNED_OUT_CLOSE), "signed_out");
+                stop = Stop::Close(SIGNED_OUT_CLOSE, "signed_out");
             }
         }
     }
@@ -239,26 +241,14 @@ where
         .await;
     }
     if let (Stop::Close(code, reason), false) = (stop, s.broken) {
-        let frame = CloseFrame {
-            code,
-            reason: reason.into(),
-        };
         // The peer may be gone or not reading; closing is best effort, and bounded.
-        let timeout = s.shared.config.send_timeout;
-        if tokio::time::timeout(timeout, s.ws.close(Some(frame)))
-            .await
-            .is_ok_and(|closed| closed.is_ok())
-        {
+        s.ws.queue_close(code, reason);
+        if s.flush().await {
             // Linger a moment, discarding what the peer still sends, until its close frame
             // or a short quiet: closing a socket with unread data resets it, and the peer
             // would lose the error and the close frame just sent (a flooding client never
             // saw `flood`).
-            let deadline = Instant::now() + LINGER;
-            while let Ok(Some(Ok(_))) = tokio::time::timeout(LINGER_QUIET, s.ws.next()).await {
-                if Instant::now() >= deadline {
-                    break;
-                }
-            }
+            s.ws.linger(LINGER_QUIET, LINGER).await;
         }
     }
 }
@@ -266,12 +256,12 @@ where
 /// Whether `write` succeeded, or `Elapsed` when it did not finish within `timeout`. The timer
 /// is made only when the write has to wait: a socket that takes the bytes at once (nearly
 /// every write) costs no timer entry made and cancelled (issue 13).
-async fn bounded<F>(
+async fn bounded<F, E>(
     timeout: std::time::Duration,
     write: F,
 ) -> Result<bool, tokio::time::error::Elapsed>
 where
-    F: Future<Output = Result<(), WsError>>,
+    F: Future<Output = Result<(), E>>,
 {
     let mut write = std::pin::pin!(write);
     match std::future::poll_fn(|cx| Poll::Ready(write.as_mut().poll(cx))).await {
@@ -287,55 +277,6 @@ const OUT_BATCH: usize = 32;
 
 /// A batch this large is written out before more is queued.
 const OUT_FLUSH_BYTES: usize = 64 * 1024;
-
-/// A write buffer that grew past this is let go once written (a connection keeps at most this
-/// much between writes).
-const OUT_KEEP_BYTES: usize = 4 * 1024;
-
-/// WebSocket opcodes of the data frames a session sends (RFC 6455 §5.2).
-const OPCODE_TEXT: u8 = 0x1;
-const OPCODE_BINARY: u8 = 0x2;
-
-/// Appends one final, unmasked WebSocket frame to `out` whose payload `build` appends (RFC
-/// 6455 §5.2), with the shortest length encoding, as the RFC requires.
-fn frame_built(out: &mut Vec<u8>, opcode: u8, build: impl FnOnce(&mut Vec<u8>)) {
-    const FIN: u8 = 0x80;
-    // Room for a two-byte length; a payload under 126 bytes moves up two, one over 64 KiB
-    // is framed again (neither happens to a snapshot).
-    let start = out.len();
-    out.extend_from_slice(&[FIN | opcode, 126, 0, 0]);
-    build(out);
-    let len = out.len() - start - 4;
-    if let Ok(short @ 0..=125) = u8::try_from(len) {
-        out[start + 1] = short;
-        out.copy_within(start + 4.., start + 2);
-        out.truncate(out.len() - 2);
-    } else if let Ok(medium) = u16::try_from(len) {
-        out[start + 2..start + 4].copy_from_slice(&medium.to_be_bytes());
-    } else {
-        let payload = out.split_off(start + 4);
-        out.truncate(start);
-        frame_into(out, opcode, &payload);
-    }
-}
-
-/// Appends one final, unmasked WebSocket frame with `payload` to `out` (RFC 6455 §5.2).
-fn frame_into(out: &mut Vec<u8>, opcode: u8, payload: &[u8]) {
-    const FIN: u8 = 0x80;
-    out.push(FIN | opcode);
-    match payload.len() {
-        len @ 0..=125 => out.push(len as u8),
-        len @ 126..=0xffff => {
-            out.push(126);
-            out.extend_from_slice(&(len as u16).to_be_bytes());
-        }
-        len => {
-            out.push(127);
-            out.extend_from_slice(&(len as u64).to_be_bytes());
-        }
-    }
-    out.extend_from_slice(payload);
-}
 
 /// The close code of a connection whose sign-in session ended (S3).
 pub(crate) const SIGNED_OUT_CLOSE: u16 = 4001;
@@ -376,9 +317,8 @@ where
                 }
                 ToSession::Room { room, id, you } if self.framing == Framing::Text => {
                     // Written straight into the write buffer: no text of its own made.
-                    frame_built(&mut self.out, OPCODE_TEXT, |out| {
-                        room.text_into(out, id, you)
-                    });
+                    self.ws
+                        .queue_built(OPCODE_TEXT, |out| room.text_into(out, id, you));
                     if taken < OUT_BATCH {
                         next = inbox.try_recv().ok();
                     }
@@ -416,9 +356,7 @@ where
     }
 
     /// Queues one message, framed, in this connection's write buffer; [`Session::flush`]
-    /// writes it out. The session frames its own messages (RFC 6455 §5.2: a server's frames
-    /// are a header and the payload, unmasked) rather than through tungstenite's sink, whose
-    /// conversions and buffering cost more than the rest of a send (issue 13).
+    /// writes it out (a batch over [`OUT_FLUSH_BYTES`] at once).
     async fn write(&mut self, msg: Message) -> bool {
         if self.broken {
             return false;
@@ -426,53 +364,27 @@ where
         let (opcode, payload): (u8, &[u8]) = match &msg {
             Message::Text(text) => (OPCODE_TEXT, text.as_bytes()),
             Message::Binary(bytes) => (OPCODE_BINARY, bytes),
-            // Sessions send only data frames; anything else goes through the WebSocket layer,
-            // after what is queued here.
+            // Sessions are handed only data messages (`ws_message`); nothing else is sent.
             Message::Ping(_) | Message::Pong(_) | Message::Close(_) | Message::Frame(_) => {
-                if !self.flush().await {
-                    return false;
-                }
-                let timeout = self.shared.config.send_timeout;
-                let written = bounded(timeout, self.ws.feed(msg)).await;
-                return self.sent(written);
+                tracing::error!(conn = self.member.conn, "not a data message; not sent");
+                return true;
             }
         };
-        frame_into(&mut self.out, opcode, payload);
-        if self.out.len() >= OUT_FLUSH_BYTES {
+        self.ws.queue(opcode, payload);
+        if self.ws.queued() >= OUT_FLUSH_BYTES {
             return self.flush().await;
         }
         true
     }
 
-    /// Writes out everything queued: first what the WebSocket layer queued itself (the pong
-    /// to a ping), whole, so that frames never interleave, then this connection's frames.
+    /// Writes out everything queued (pongs and close frames included, in order).
     async fn flush(&mut self) -> bool {
         if self.broken {
             return false;
         }
         let timeout = self.shared.config.send_timeout;
-        if self.control_seen {
-            self.control_seen = false;
-            let flushed = bounded(timeout, self.ws.flush()).await;
-            if !self.sent(flushed) {
-                return false;
-            }
-        }
-        if self.out.is_empty() {
-            return true;
-        }
-        let out = &self.out;
-        let socket = self.ws.get_mut();
-        let written = bounded(timeout, async {
-            socket.write_all(out).await.map_err(WsError::Io)
-        })
-        .await;
-        self.out.clear();
-        if self.out.capacity() > OUT_KEEP_BYTES {
-            // A lobby page or a long batch: not kept for the connection's lifetime.
-            self.out = Vec::new();
-        }
-        self.sent(written)
+        let flushed = bounded(timeout, self.ws.flush()).await;
+        self.sent(flushed)
     }
 
     fn sent(&mut self, result: Result<bool, tokio::time::error::Elapsed>) -> bool {
@@ -498,7 +410,7 @@ where
         );
         self.error(None, ErrorCode::Flood, "too many messages; closing")
             .await;
-        Stop::Close(CloseCode::Policy, "flood")
+        Stop::Close(close::POLICY, "flood")
     }
 
     async fn error(
@@ -510,11 +422,11 @@ where
         self.send(ServerMsg::error(id, code, message)).await
     }
 
-    async fn frame(&mut self, framing: Framing, payload: &[u8]) -> Stop {
+    async fn frame(&mut self, framing: Framing) -> Stop {
         // The reply uses the framing of the client's last frame.
         self.framing = framing;
-        let msg = match decode_client_payload(framing, payload, self.shared.config.max_frame_bytes)
-        {
+        let max = self.shared.config.max_frame_bytes;
+        let msg = match decode_client_payload(framing, self.ws.payload(), max) {
             Ok(msg) => msg,
             Err(e) => {
                 self.bad_frames += 1;
@@ -532,7 +444,7 @@ where
                         conn = self.member.conn,
                         "WebSocket closed: too many bad frames in a row"
                     );
-                    return Stop::Close(CloseCode::Policy, "too many bad frames");
+                    return Stop::Close(close::POLICY, "too many bad frames");
                 }
                 return Stop::Continue;
             }
@@ -553,7 +465,7 @@ where
                         ),
                     )
                     .await;
-                    Stop::Close(CloseCode::Protocol, "unsupported protocol version")
+                    Stop::Close(close::PROTOCOL, "unsupported protocol version")
                 }
                 other => {
                     self.error(other.id(), ErrorCode::HelloRequired, "send hello first")
@@ -702,59 +614,5 @@ where
             self.error(id, ErrorCode::RoomClosed, "the room has closed")
                 .await;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
-    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
-
-    #[test]
-    fn frames_the_session_writes_read_back_whole_with_every_length_encoding() {
-        // One-byte, two-byte and eight-byte lengths, and their edges (RFC 6455 §5.2).
-        let lengths = [0, 1, 125, 126, 0xffff, 0x1_0000, 70_000];
-        let mut out = Vec::new();
-        for (i, &len) in lengths.iter().enumerate() {
-            let opcode = if i % 2 == 0 {
-                OPCODE_TEXT
-            } else {
-                OPCODE_BINARY
-            };
-            frame_into(&mut out, opcode, &vec![b'a' + i as u8; len]);
-        }
-        let mut cursor = std::io::Cursor::new(&out[..]);
-        for (i, &len) in lengths.iter().enumerate() {
-            let (header, payload_len) = FrameHeader::parse(&mut cursor)
-                .expect("a valid header")
-                .expect("a whole header");
-            assert!(header.is_final, "frame {i}");
-            assert_eq!(header.mask, None, "a server's frames are not masked");
-            let want = if i % 2 == 0 { Data::Text } else { Data::Binary };
-            assert_eq!(header.opcode, OpCode::Data(want), "frame {i}");
-            assert_eq!(payload_len, len as u64, "frame {i}");
-            let at = usize::try_from(cursor.position()).expect("small");
-            assert!(out[at..at + len].iter().all(|&b| b == b'a' + i as u8));
-            cursor.set_position((at + len) as u64);
-        }
-        assert_eq!(
-            cursor.position() as usize,
-            out.len(),
-            "nothing else written"
-        );
-        // A payload written in place is framed exactly as one given whole.
-        let mut built = Vec::new();
-        for (i, &len) in lengths.iter().enumerate() {
-            let opcode = if i % 2 == 0 {
-                OPCODE_TEXT
-            } else {
-                OPCODE_BINARY
-            };
-            frame_built(&mut built, opcode, |o| {
-                o.resize(o.len() + len, b'a' + i as u8)
-            });
-        }
-        assert_eq!(built, out, "the same frames, byte for byte");
     }
 }

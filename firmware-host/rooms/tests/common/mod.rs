@@ -314,8 +314,7 @@ pub async fn connect_duplex(hub: &Hub, who: Identity) -> Client<DuplexStream> {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let hub = hub.clone();
     tokio::spawn(async move {
-        let ws = WebSocketStream::from_raw_socket(server_io, Role::Server, None).await;
-        hub.serve(ws, who).await;
+        hub.serve(server_io, Vec::new(), who).await;
     });
     let ws = WebSocketStream::from_raw_socket(client_io, Role::Client, None).await;
     let (c, _) = Client::start(ws, Framing::Text).await;

@@ -40,7 +40,7 @@ async fn load_500_games_1000_clients() {
             let who = user(n, &format!("u{n}"));
             tokio::spawn(async move {
                 let ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-                hub.serve(ws, who).await;
+                hub.serve(ws.into_inner(), Vec::new(), who).await;
             });
         }
     });

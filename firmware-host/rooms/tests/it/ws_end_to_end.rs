@@ -44,7 +44,7 @@ async fn serve(hub: Hub) -> SocketAddr {
                     })
                     .await
                     .unwrap();
-                hub.serve(ws, who.unwrap()).await;
+                hub.serve(ws.into_inner(), Vec::new(), who.unwrap()).await;
             });
         }
     });
