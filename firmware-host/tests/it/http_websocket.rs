@@ -337,3 +337,35 @@ async fn websocket_pings_between_requests_leave_every_frame_whole() {
     );
     s.server.shutdown().await;
 }
+
+/// Bytes that are not a client's WebSocket frame close the connection with the code the docs
+/// give (PROTOCOL.md, Closing), sent on a real socket past a real client's framing.
+#[tokio::test]
+async fn websocket_frames_a_client_may_not_send_close_with_their_code() {
+    use tokio::io::AsyncWriteExt as _;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+    let s = TestServer::start().await;
+    // An unmasked text frame, a masked text frame that is not UTF-8 (a zero mask).
+    let cases = [
+        (vec![0x81, 0x02, b'h', b'i'], CloseCode::Protocol),
+        (vec![0x81, 0x82, 0, 0, 0, 0, 0xff, 0xfe], CloseCode::Invalid),
+    ];
+    for (bytes, want) in cases {
+        let (mut ws, _) = connect(&s, None).await;
+        next_json(&mut ws).await;
+        ws.get_mut().write_all(&bytes).await.expect("write");
+        let code = tokio::time::timeout(STEP, async {
+            loop {
+                match ws.next().await {
+                    Some(Ok(Message::Close(frame))) => return frame.map(|f| f.code),
+                    Some(Ok(_)) => continue,
+                    None | Some(Err(_)) => return None,
+                }
+            }
+        })
+        .await
+        .expect("the server closes in time");
+        assert_eq!(code, Some(want), "{bytes:?}");
+    }
+    s.server.shutdown().await;
+}
