@@ -206,6 +206,20 @@ impl RoomView {
     /// room's players and spectators instead of once each (issue 13). `seats` keeps the
     /// seats' JSON from one snapshot to the next while they stay the same.
     pub fn json_head(&self, seats: &mut SeatsJson) -> String {
+        thread_local! {
+            /// Where heads are written before they get a text of their exact size: a 1 KiB
+            /// block made and freed at every snapshot is one glibc keeps in no per-thread cache
+            /// (issue 13: 1 % of the server's CPU).
+            static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with_borrow_mut(|j| {
+            j.clear();
+            self.write_head(seats, j);
+            String::from_utf8(j.clone()).expect("written from UTF-8 pieces")
+        })
+    }
+
+    fn write_head(&self, seats: &mut SeatsJson, j: &mut Vec<u8>) {
         // Written field by field rather than through serde (issue 13: serde_json spent about
         // 7,000 instructions on a head, most of them on its keys): the same text, byte for
         // byte (test `a_room_head_written_by_hand_is_serdes_text`). Every field, by name: one
@@ -233,9 +247,8 @@ impl RoomView {
             you: _,
             rematch_offer: _,
         } = self;
-        let mut j = Vec::with_capacity(HEAD_CAPACITY);
         j.extend_from_slice(b"{\"id\":");
-        json::string(&mut j, id);
+        json::string(j, id);
         j.extend_from_slice(match game {
             Game::Xo => b",\"game\":\"xo\",\"kind\":",
             Game::Infinite => b",\"game\":\"infinite\",\"kind\":",
@@ -244,7 +257,7 @@ impl RoomView {
             RoomKind::Local => j.extend_from_slice(b"\"local\""),
             RoomKind::Bot { difficulty } => {
                 j.extend_from_slice(b"{\"bot\":{\"difficulty\":");
-                json::number(&mut j, *difficulty);
+                json::number(j, *difficulty);
                 j.extend_from_slice(b"}}");
             }
             RoomKind::Online { joining } => {
@@ -257,7 +270,7 @@ impl RoomView {
                     }
                     Joining::Passcode { code: Some(code) } => {
                         j.extend_from_slice(b"{\"passcode\":{\"code\":");
-                        json::string(&mut j, code);
+                        json::string(j, code);
                         j.extend_from_slice(b"}}");
                     }
                 }
@@ -269,19 +282,19 @@ impl RoomView {
             Phase::Playing => b",\"phase\":\"playing\",\"per_move_ms\":",
             Phase::Finished => b",\"phase\":\"finished\",\"per_move_ms\":",
         });
-        json::option(&mut j, *per_move_ms, json::number);
+        json::option(j, *per_move_ms, json::number);
         j.extend_from_slice(b",\"seats\":");
         j.extend_from_slice(seats.json(seat_views).as_bytes());
         j.extend_from_slice(b",\"x\":");
-        json::cells(&mut j, x);
+        json::cells(j, x);
         j.extend_from_slice(b",\"o\":");
-        json::cells(&mut j, o);
+        json::cells(j, o);
         j.extend_from_slice(b",\"turn\":");
-        json::mark(&mut j, *turn);
+        json::mark(j, *turn);
         j.extend_from_slice(b",\"glowing\":");
-        json::option(&mut j, *glowing, json::number);
+        json::option(j, *glowing, json::number);
         j.extend_from_slice(b",\"moves\":");
-        json::cells(&mut j, moves);
+        json::cells(j, moves);
         j.extend_from_slice(b",\"clock\":");
         match clock {
             None => j.extend_from_slice(b"null"),
@@ -292,25 +305,25 @@ impl RoomView {
                 forfeit,
             }) => {
                 j.extend_from_slice(b"{\"mark\":");
-                json::mark(&mut j, *mark);
+                json::mark(j, *mark);
                 j.extend_from_slice(b",\"remaining_ms\":");
-                json::number(&mut j, *remaining_ms);
+                json::number(j, *remaining_ms);
                 j.extend_from_slice(b",\"per_move_ms\":");
-                json::number(&mut j, *per_move_ms);
+                json::number(j, *per_move_ms);
                 j.extend_from_slice(b",\"forfeit\":");
-                json::flag(&mut j, *forfeit);
+                json::flag(j, *forfeit);
                 j.push(b'}');
             }
         }
         j.extend_from_slice(b",\"repetition_warning\":");
-        json::flag(&mut j, *repetition_warning);
+        json::flag(j, *repetition_warning);
         j.extend_from_slice(b",\"draw_offer\":");
-        json::option(&mut j, *draw_offer, json::mark);
+        json::option(j, *draw_offer, json::mark);
         j.extend_from_slice(b",\"requests\":");
         // Rare (a waiting room's join requests) and the end of a game: serde's.
-        json::serde(&mut j, requests);
+        json::serde(j, requests);
         j.extend_from_slice(b",\"result\":");
-        json::serde(&mut j, result);
+        json::serde(j, result);
         j.extend_from_slice(b",\"elo\":");
         match elo {
             None => j.extend_from_slice(b"null"),
@@ -322,28 +335,27 @@ impl RoomView {
                 o_wins,
             }) => {
                 j.extend_from_slice(b"{\"x_rating\":");
-                json::number(&mut j, *x_rating);
+                json::number(j, *x_rating);
                 j.extend_from_slice(b",\"o_rating\":");
-                json::number(&mut j, *o_rating);
+                json::number(j, *o_rating);
                 for (key, pair) in [
                     (&b",\"x_wins\":["[..], x_wins),
                     (b",\"draw\":[", draw),
                     (b",\"o_wins\":[", o_wins),
                 ] {
                     j.extend_from_slice(key);
-                    json::number(&mut j, pair[0]);
+                    json::number(j, pair[0]);
                     j.push(b',');
-                    json::number(&mut j, pair[1]);
+                    json::number(j, pair[1]);
                     j.push(b']');
                 }
                 j.push(b'}');
             }
         }
         j.extend_from_slice(b",\"spectators\":");
-        json::number(&mut j, *spectators);
+        json::number(j, *spectators);
         j.extend_from_slice(b",\"can_undo\":");
-        json::flag(&mut j, *can_undo);
-        String::from_utf8(j).expect("written from UTF-8 pieces")
+        json::flag(j, *can_undo);
     }
 
     /// [`RoomView::json_head`] through serde: the text the hand-written one must equal.
@@ -370,7 +382,7 @@ impl RoomView {
             spectators: self.spectators,
             can_undo: self.can_undo,
         };
-        let mut json = Vec::with_capacity(HEAD_CAPACITY);
+        let mut json = Vec::new();
         serde_json::to_writer(&mut json, &head).expect("wire types always serialise to JSON");
         json.pop();
         String::from_utf8(json).expect("serde_json writes UTF-8")
@@ -475,10 +487,6 @@ fn seat_json(j: &mut Vec<u8>, seat: &SeatView) {
     json::flag(j, *present);
     j.push(b'}');
 }
-
-/// Room for a snapshot's JSON up to `you` at once (700-900 bytes in a game), within glibc's
-/// per-thread cache of small blocks (up to 1,032 bytes).
-const HEAD_CAPACITY: usize = 1024;
 
 /// The JSON text of `ServerMsg::Room { id, room }` for one reader, from `head`, the
 /// [`RoomView::json_head`] of a view that differs from `room` at most in `you` (the reader's,
