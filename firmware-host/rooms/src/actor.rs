@@ -296,7 +296,8 @@ async fn run(
                         let fx = actor.room.disconnect(conn);
                         actor.carry_out(fx, None).await;
                     }
-                    RoomMsg::Vacate { user, to } => {
+                    RoomMsg::Vacate(vacate) => {
+                        let (user, to) = *vacate;
                         let mut seats = actor.shared.seats.clone();
                         let fx = actor.room.vacate(user, &to, &mut seats);
                         actor.carry_out(fx, None).await;
@@ -305,8 +306,8 @@ async fn run(
                         shutdown_done = Some(done);
                         break;
                     }
-                    RoomMsg::Close { reason } => {
-                        actor.carry_out(vec![Effect::Close(reason)], None).await;
+                    RoomMsg::Close(reason) => {
+                        actor.carry_out(vec![Effect::Close(*reason)], None).await;
                     }
                     RoomMsg::CloseIfIdle => {
                         let online_open = actor.room.settings().is_online()
@@ -386,9 +387,9 @@ async fn run(
                 done.send(()).ok();
             }
             RoomMsg::Disconnect { .. }
-            | RoomMsg::Vacate { .. }
+            | RoomMsg::Vacate(_)
             | RoomMsg::CloseIfIdle
-            | RoomMsg::Close { .. } => {}
+            | RoomMsg::Close(_) => {}
         }
     }
     if actor.save_due.is_some() {
@@ -590,7 +591,7 @@ impl Actor {
                     let to = self.room.id().to_owned();
                     match self.shared.lobby.handle(&from) {
                         Some(room) => {
-                            if !room.try_send(RoomMsg::Vacate { user, to }) {
+                            if !room.try_send(RoomMsg::Vacate(Box::new((user, to)))) {
                                 tracing::warn!(room = %from, user, "could not reopen moved player's seat");
                             }
                         }
@@ -677,10 +678,7 @@ impl Actor {
             );
             let id = sender.filter(|(c, _)| *c == conn).and_then(|(_, id)| id);
             if outbox
-                .try_send(ToSession::Follow {
-                    room: handle.clone(),
-                    id,
-                })
+                .try_send(ToSession::Follow(Box::new((handle.clone(), id))))
                 .is_err()
             {
                 tracing::debug!(conn, "viewer too slow to follow to the next game");

@@ -33,10 +33,8 @@ pub(crate) enum ToSession {
     },
     /// M3.12: the room's next game is `room`; make it the current room and open it, echoing
     /// `id` (the request that made it, for its sender) in the snapshot.
-    Follow {
-        room: RoomHandle,
-        id: Option<RequestId>,
-    },
+    /// Boxed: rare, and the largest kind would set the size of every queued message.
+    Follow(Box<(RoomHandle, Option<RequestId>)>),
 }
 
 /// One message for an audience, with its encodings once made.
@@ -151,15 +149,17 @@ pub(crate) enum RoomMsg {
     Intent(Box<IntentMsg>),
     /// A connection closed or switched to another room.
     Disconnect { conn: ConnId },
-    /// M3.4: the player moved to room `to`; reopen their waiting seat here.
-    Vacate { user: UserId, to: RoomId },
+    /// M3.4: the player moved to room `to`; reopen their waiting seat here. Boxed, as the
+    /// rare messages are: a room's queue block holds 32 messages of the largest kind, and
+    /// one of 16 bytes each stays within glibc's per-thread cache of small blocks (issue 13).
+    Vacate(Box<(UserId, RoomId)>),
     /// Save and stop; answer when saved.
     Shutdown { done: oneshot::Sender<()> },
     /// Its creator has many rooms open: close now if nobody views it and it is not an online
     /// game waiting or in progress (as the idle timeout would later).
     CloseIfIdle,
     /// Close now, whatever the room's state (an owner's decision), telling every viewer why.
-    Close { reason: protocol::CloseReason },
+    Close(Box<protocol::CloseReason>),
 }
 
 /// An intent from a connection ([`RoomMsg::Intent`]).
@@ -209,6 +209,20 @@ impl RoomHandle {
 mod tests {
     use super::*;
     use crate::room::bench_view;
+
+    /// A queue's block holds 32 messages (tokio's mpsc); a block of at most 1,032 bytes is
+    /// one glibc keeps in its per-thread cache, where a larger one takes its slow path at
+    /// every room created (issue 13). The rare kinds are boxed to keep it so.
+    #[test]
+    fn queued_messages_are_small_enough_for_a_cached_block() {
+        const BLOCK_HEADER: usize = 32;
+        for (what, size) in [
+            ("RoomMsg", std::mem::size_of::<RoomMsg>()),
+            ("ToSession", std::mem::size_of::<ToSession>()),
+        ] {
+            assert!(32 * size + BLOCK_HEADER <= 1032, "{what}: {size} bytes");
+        }
+    }
 
     /// Plain spectators share one encoding; a player (or a reply with an id) gets their own,
     /// and every text is the whole message's.

@@ -129,9 +129,9 @@ impl Hub {
             return false;
         };
         handle
-            .send(crate::handle::RoomMsg::Close {
-                reason: protocol::CloseReason::Owner { message },
-            })
+            .send(crate::handle::RoomMsg::Close(Box::new(
+                protocol::CloseReason::Owner { message },
+            )))
             .await
     }
 
@@ -143,7 +143,10 @@ impl Hub {
             let reason = protocol::CloseReason::Owner {
                 message: message.to_owned(),
             };
-            if handle.send(crate::handle::RoomMsg::Close { reason }).await {
+            if handle
+                .send(crate::handle::RoomMsg::Close(Box::new(reason)))
+                .await
+            {
                 n += 1;
             }
         }

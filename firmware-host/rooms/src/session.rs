@@ -325,7 +325,8 @@ where
                     continue;
                 }
                 ToSession::Room { room, id, you } => room.message(id, you, self.framing),
-                ToSession::Follow { room, id } => {
+                ToSession::Follow(follow) => {
+                    let (room, id) = *follow;
                     // M3.12: the old room has let this connection go; its next game becomes
                     // the current room.
                     self.room = Some(room);
