@@ -24,6 +24,10 @@ const READ_BUFFER: usize = 1024;
 /// A write buffer that grew past this is let go once written.
 const OUT_KEEP_BYTES: usize = 4 * 1024;
 
+/// Most frames one message may come in: fragments are not messages, so the message limit does
+/// not count them, and empty ones would never fill the size limit.
+const MAX_FRAGMENTS: u32 = 256;
+
 const FIN: u8 = 0x80;
 const OPCODE_CONTINUATION: u8 = 0x0;
 pub(crate) const OPCODE_TEXT: u8 = 0x1;
@@ -108,6 +112,8 @@ pub(crate) struct Wire<S> {
     payload: Payload,
     /// A fragmented message being put together (text or not, its bytes so far).
     partial: Option<(bool, Vec<u8>)>,
+    /// Frames of the message being put together.
+    fragments: u32,
     /// The last fragmented message, whole.
     assembled: Vec<u8>,
     /// Frames to write at the next flush.
@@ -132,6 +138,7 @@ where
             filled,
             payload: Payload::Buffer(0..0),
             partial: None,
+            fragments: 0,
             assembled: Vec::new(),
             out: Vec::new(),
             closed: false,
@@ -224,6 +231,7 @@ where
                 }
                 OPCODE_TEXT | OPCODE_BINARY => {
                     self.partial = Some((opcode == OPCODE_TEXT, self.rbuf[at..end].to_vec()));
+                    self.fragments = 1;
                 }
                 OPCODE_CONTINUATION => {
                     let Some((text, mut bytes)) = self.partial.take() else {
@@ -237,6 +245,13 @@ where
                         });
                     }
                     bytes.extend_from_slice(&self.rbuf[at..end]);
+                    self.fragments += 1;
+                    if self.fragments > MAX_FRAGMENTS {
+                        return Err(ReadError::Protocol {
+                            code: close::POLICY,
+                            reason: "a message in too many fragments",
+                        });
+                    }
                     if !fin {
                         self.partial = Some((text, bytes));
                         continue;
@@ -606,6 +621,18 @@ mod tests {
             // Refused from its header, before any of the payload arrives.
             ("over the limit", over, None),
         ];
+        // A message in endless empty fragments: never over the size limit, never a message.
+        let mut fragments = masked(0x01, b"");
+        for _ in 0..MAX_FRAGMENTS {
+            fragments.extend(masked(0x00, b""));
+        }
+        let (server, _client) = tokio::io::duplex(1024);
+        let mut wire = Wire::new(server, fragments);
+        let read = tokio::time::timeout(std::time::Duration::from_secs(5), wire.next()).await;
+        match read {
+            Ok(Err(ReadError::Protocol { code, .. })) => assert_eq!(code, close::POLICY),
+            other => panic!("endless fragments: {other:?}"),
+        }
         for (what, bytes, code) in cases {
             let (server, _client) = tokio::io::duplex(1024);
             let mut wire = Wire::new(server, bytes);
