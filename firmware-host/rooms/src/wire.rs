@@ -328,7 +328,14 @@ where
                 "a control frame fragmented or over 125 bytes",
             ));
         }
-        let limit = MAX_WS_MESSAGE - self.partial.as_ref().map_or(0, |(_, b)| b.len());
+        // A continuation counts with what came before it; a control frame between fragments
+        // does not.
+        let limit = match opcode {
+            OPCODE_CONTINUATION => {
+                MAX_WS_MESSAGE - self.partial.as_ref().map_or(0, |(_, b)| b.len())
+            }
+            _ => MAX_WS_MESSAGE,
+        };
         if len > limit as u64 {
             return Err(ReadError::TooLarge { len });
         }
@@ -579,6 +586,34 @@ mod tests {
         );
         // The pong and the answering close frame, in order, unmasked.
         assert_eq!(wire.out, [0x8A, 2, b'p', b'?', 0x88, 0]);
+    }
+
+    /// A ping between the fragments of a message near the size limit is a ping, not part of
+    /// the message's size.
+    #[tokio::test]
+    async fn a_ping_between_the_fragments_of_a_message_near_the_limit_is_answered() {
+        // Zero masks leave payloads as they are.
+        let frame = |b0: u8, payload: &[u8]| {
+            let mut f = vec![b0, 0x80 | 126];
+            f.extend_from_slice(&u16::try_from(payload.len()).expect("short").to_be_bytes());
+            f.extend_from_slice(&[0, 0, 0, 0]);
+            f.extend_from_slice(payload);
+            f
+        };
+        let first = vec![b'a'; MAX_WS_MESSAGE - 50];
+        let mut bytes = frame(0x02, &first);
+        bytes.extend([0x89, 0x80 | 100, 0, 0, 0, 0]);
+        bytes.extend([b'p'; 100]);
+        bytes.extend([0x80, 0x80 | 50, 0, 0, 0, 0]);
+        bytes.extend([b'b'; 50]);
+        let (server, _client) = tokio::io::duplex(1024);
+        let mut wire = Wire::new(server, bytes);
+        assert_eq!(wire.next().await.expect("the ping"), Incoming::Ping);
+        assert_eq!(
+            wire.next().await.expect("the message"),
+            Incoming::Data { text: false }
+        );
+        assert_eq!(wire.payload().len(), MAX_WS_MESSAGE, "exactly at the limit");
     }
 
     /// Bytes that are not a client's WebSocket frame close the connection with the right code.
