@@ -6,7 +6,6 @@ use std::sync::{Arc, OnceLock};
 use protocol::records::UserId;
 use protocol::{Frame, Framing, RequestId, RoomId, RoomView, ServerMsg, YouView};
 use tokio::sync::{mpsc, oneshot};
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::room::{ConnId, Intent, Member};
 
@@ -41,8 +40,8 @@ pub(crate) enum ToSession {
 #[derive(Debug)]
 pub(crate) struct SharedMsg {
     pub(crate) msg: ServerMsg,
-    text: OnceLock<Message>,
-    binary: OnceLock<Message>,
+    text: OnceLock<Frame>,
+    binary: OnceLock<Frame>,
 }
 
 impl SharedMsg {
@@ -54,24 +53,16 @@ impl SharedMsg {
         })
     }
 
-    /// The WebSocket message in `framing`, encoded at the first call for that framing (the
-    /// copy shares its bytes).
-    pub(crate) fn message(&self, framing: Framing) -> Message {
+    /// The message in `framing`, encoded at the first call for that framing; every reader
+    /// copies it into its own write buffer from here.
+    pub(crate) fn frame(&self, framing: Framing) -> &Frame {
         let cell = match framing {
             Framing::Text => &self.text,
             Framing::Binary => &self.binary,
         };
-        cell.get_or_init(|| ws_message(&self.msg, framing)).clone()
+        cell.get_or_init(|| self.msg.encode(framing))
     }
 }
-
-/// A plain spectator's place in a room: no seat, not the host, nothing to move, no request.
-const SPECTATOR: YouView = YouView {
-    seat: None,
-    host: false,
-    to_move: false,
-    requested: false,
-};
 
 /// One room snapshot for readers whose views differ only in `you`: built once, and its JSON up
 /// to `you` encoded once (issue 13: a move's snapshot was built and encoded whole for each
@@ -79,20 +70,14 @@ const SPECTATOR: YouView = YouView {
 #[derive(Debug)]
 pub(crate) struct SharedRoom {
     view: RoomView,
-    /// [`RoomView::json_head`]: nearly every client reads JSON.
+    /// [`RoomView::json_head`]: nearly every client reads JSON, each reader's text written
+    /// from it straight into the reader's write buffer ([`SharedRoom::text_into`]).
     head: String,
-    /// The whole text for plain spectators (no `id`, [`SPECTATOR`] as `you`, the same for all):
-    /// made once, its bytes shared by all of them, however many watch.
-    spectators: OnceLock<Message>,
 }
 
 impl SharedRoom {
     pub(crate) fn new(view: RoomView, head: String) -> Arc<SharedRoom> {
-        Arc::new(SharedRoom {
-            view,
-            head,
-            spectators: OnceLock::new(),
-        })
+        Arc::new(SharedRoom { view, head })
     }
 
     /// The JSON text of the snapshot for one reader, appended to `out` (a connection's write
@@ -101,42 +86,16 @@ impl SharedRoom {
         protocol::room_json_into(out, id, &self.head, &you, self.view.rematch_offer);
     }
 
-    /// The snapshot for one reader in `framing`.
-    pub(crate) fn message(&self, id: Option<RequestId>, you: YouView, framing: Framing) -> Message {
-        let text = || {
-            Message::text(protocol::room_json(
-                id,
-                &self.head,
-                &you,
-                self.view.rematch_offer,
-            ))
-        };
-        match framing {
-            Framing::Text if id.is_none() && you == SPECTATOR => {
-                self.spectators.get_or_init(text).clone()
-            }
-            Framing::Text => text(),
-            // postcard has no field names to splice between; binary clients are few.
-            Framing::Binary => {
-                let mut view = self.view.clone();
-                view.you = you;
-                ws_message(
-                    &ServerMsg::Room {
-                        id,
-                        room: Box::new(view),
-                    },
-                    framing,
-                )
-            }
+    /// The snapshot for one reader in binary framing: postcard has no field names to splice
+    /// between, so the view is encoded whole (binary clients are few).
+    pub(crate) fn binary(&self, id: Option<RequestId>, you: YouView) -> Frame {
+        let mut view = self.view.clone();
+        view.you = you;
+        ServerMsg::Room {
+            id,
+            room: Box::new(view),
         }
-    }
-}
-
-/// `msg` as a WebSocket message in `framing`.
-pub(crate) fn ws_message(msg: &ServerMsg, framing: Framing) -> Message {
-    match msg.encode(framing) {
-        Frame::Text(text) => Message::text(text),
-        Frame::Binary(bytes) => Message::binary(bytes),
+        .encode(Framing::Binary)
     }
 }
 
@@ -224,24 +183,30 @@ mod tests {
         }
     }
 
-    /// Plain spectators share one encoding; a player (or a reply with an id) gets their own,
-    /// and every text is the whole message's.
+    /// Every reader's snapshot, written into its buffer from the shared head, is the text of
+    /// the whole message for that reader (spectator or player, with or without a request id);
+    /// in binary framing, the whole view's postcard.
     #[test]
-    fn spectators_share_one_text_and_players_get_their_own() {
+    fn each_readers_snapshot_is_the_whole_message_for_that_reader() {
         let view = bench_view();
         let mut seats = protocol::SeatsJson::default();
         let head = view.json_head(&mut seats);
         let room = SharedRoom::new(view.clone(), head);
-        let whole = |id, you| {
-            let mut v = view.clone();
-            v.you = you;
-            ws_message(
-                &ServerMsg::Room {
-                    id,
-                    room: Box::new(v),
-                },
-                Framing::Text,
-            )
+        let whole = |id, you, framing| {
+            ServerMsg::Room {
+                id,
+                room: Box::new(RoomView {
+                    you,
+                    ..view.clone()
+                }),
+            }
+            .encode(framing)
+        };
+        let spectator = YouView {
+            seat: None,
+            host: false,
+            to_move: false,
+            requested: false,
         };
         let player = YouView {
             seat: Some(1),
@@ -249,32 +214,19 @@ mod tests {
             to_move: true,
             requested: false,
         };
-        for _ in 0..2 {
+        for (id, you) in [(None, spectator), (None, player), (Some(4), spectator)] {
+            let mut text = Vec::new();
+            room.text_into(&mut text, id, you);
+            let text = String::from_utf8(text).expect("UTF-8");
             assert_eq!(
-                room.message(None, SPECTATOR, Framing::Text),
-                whole(None, SPECTATOR)
-            );
-            assert_eq!(
-                room.message(None, player, Framing::Text),
-                whole(None, player)
-            );
-            assert_eq!(
-                room.message(Some(4), SPECTATOR, Framing::Text),
-                whole(Some(4), SPECTATOR)
-            );
-            assert_eq!(
-                room.message(None, player, Framing::Binary),
-                ws_message(
-                    &ServerMsg::Room {
-                        id: None,
-                        room: Box::new(RoomView {
-                            you: player,
-                            ..view.clone()
-                        }),
-                    },
-                    Framing::Binary
-                )
+                Frame::Text(text),
+                whole(id, you, Framing::Text),
+                "{id:?} {you:?}"
             );
         }
+        assert_eq!(
+            room.binary(None, player),
+            whole(None, player, Framing::Binary)
+        );
     }
 }

@@ -5,16 +5,15 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use protocol::{
-    ClientMsg, ErrorCode, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
+    ClientMsg, ErrorCode, Frame, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
     decode_client_payload,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::create::create;
-use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession, ws_message};
+use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
 use crate::room::{Intent, Member};
@@ -294,8 +293,8 @@ where
     /// the client has not taken it within the send timeout (a reader that does not read:
     /// the session then ends, so its queue and buffers go with it).
     async fn send(&mut self, msg: ServerMsg) -> bool {
-        let msg = ws_message(&msg, self.framing);
-        self.write(msg).await && self.flush().await
+        let frame = msg.encode(self.framing);
+        self.write(&frame).await && self.flush().await
     }
 
     /// Sends what rooms queued: `first`, then whatever else is already waiting (up to
@@ -306,38 +305,34 @@ where
         let mut taken = 0;
         while let Some(item) = next.take() {
             taken += 1;
-            let msg = match item {
+            let queued = match item {
                 ToSession::Msg(msg) => {
                     self.leaving(&msg);
-                    ws_message(&msg, self.framing)
+                    self.write(&msg.encode(self.framing)).await
                 }
                 ToSession::Shared(out) => {
                     self.leaving(&out.msg);
-                    out.message(self.framing)
+                    self.write(out.frame(self.framing)).await
                 }
-                ToSession::Room { room, id, you } if self.framing == Framing::Text => {
-                    // Written straight into the write buffer: no text of its own made.
-                    self.ws
-                        .queue_built(OPCODE_TEXT, |out| room.text_into(out, id, you));
-                    if taken < OUT_BATCH {
-                        next = inbox.try_recv().ok();
+                // Written straight into the write buffer: no text of its own made.
+                ToSession::Room { room, id, you } => match self.framing {
+                    Framing::Text => {
+                        self.ws
+                            .queue_built(OPCODE_TEXT, |out| room.text_into(out, id, you));
+                        self.flush_if_full().await
                     }
-                    continue;
-                }
-                ToSession::Room { room, id, you } => room.message(id, you, self.framing),
+                    Framing::Binary => self.write(&room.binary(id, you)).await,
+                },
                 ToSession::Follow(follow) => {
                     let (room, id) = *follow;
                     // M3.12: the old room has let this connection go; its next game becomes
                     // the current room.
                     self.room = Some(room);
                     self.forward(Intent::Open, id).await;
-                    if taken < OUT_BATCH {
-                        next = inbox.try_recv().ok();
-                    }
-                    continue;
+                    true
                 }
             };
-            if !self.write(msg).await {
+            if !queued {
                 return false;
             }
             if taken < OUT_BATCH {
@@ -357,21 +352,21 @@ where
     }
 
     /// Queues one message, framed, in this connection's write buffer; [`Session::flush`]
-    /// writes it out (a batch over [`OUT_FLUSH_BYTES`] at once).
-    async fn write(&mut self, msg: Message) -> bool {
+    /// writes it out.
+    async fn write(&mut self, frame: &Frame) -> bool {
+        match frame {
+            Frame::Text(text) => self.ws.queue(OPCODE_TEXT, text.as_bytes()),
+            Frame::Binary(bytes) => self.ws.queue(OPCODE_BINARY, bytes),
+        }
+        self.flush_if_full().await
+    }
+
+    /// Writes out a batch over [`OUT_FLUSH_BYTES`] before more is queued; `false` when the
+    /// connection is broken.
+    async fn flush_if_full(&mut self) -> bool {
         if self.broken {
             return false;
         }
-        let (opcode, payload): (u8, &[u8]) = match &msg {
-            Message::Text(text) => (OPCODE_TEXT, text.as_bytes()),
-            Message::Binary(bytes) => (OPCODE_BINARY, bytes),
-            // Sessions are handed only data messages (`ws_message`); nothing else is sent.
-            Message::Ping(_) | Message::Pong(_) | Message::Close(_) | Message::Frame(_) => {
-                tracing::error!(conn = self.member.conn, "not a data message; not sent");
-                return true;
-            }
-        };
-        self.ws.queue(opcode, payload);
         if self.ws.queued() >= OUT_FLUSH_BYTES {
             return self.flush().await;
         }
