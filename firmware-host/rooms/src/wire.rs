@@ -270,14 +270,21 @@ where
                 }
                 OPCODE_PONG => return Ok(Some(Incoming::Pong)),
                 OPCODE_CLOSE => {
-                    // The answer echoes the client's code (§5.5.1); a code-less close gets
-                    // a code-less answer.
-                    let code = self.rbuf[at..end].get(..2).map(|c| [c[0], c[1]]);
+                    // The answer echoes the client's code (§5.5.1), or says 1002 for one no
+                    // endpoint may send (§7.4); a code-less close gets a code-less answer.
+                    let code = self.rbuf[at..end]
+                        .get(..2)
+                        .map(|c| u16::from_be_bytes([c[0], c[1]]));
                     self.out.push(FIN | OPCODE_CLOSE);
                     match code {
                         Some(code) => {
+                            let code = if sendable(code) {
+                                code
+                            } else {
+                                close::PROTOCOL
+                            };
                             self.out.push(2);
-                            self.out.extend_from_slice(&code);
+                            self.out.extend_from_slice(&code.to_be_bytes());
                         }
                         None => self.out.push(0),
                     }
@@ -416,6 +423,13 @@ where
         }
         self.closed = true;
     }
+}
+
+/// Whether a close frame may carry `code` (RFC 6455 §7.4.1-2: 1000-1003 and 1007-1014 are
+/// defined, 3000-4999 are for libraries and applications; 1004-1006, 1015 and the rest are
+/// not sent).
+fn sendable(code: u16) -> bool {
+    matches!(code, 1000..=1003 | 1007..=1014 | 3000..=4999)
 }
 
 fn protocol_error(reason: &'static str) -> ReadError {
@@ -586,6 +600,19 @@ mod tests {
         );
         // The pong and the answering close frame, in order, unmasked.
         assert_eq!(wire.out, [0x8A, 2, b'p', b'?', 0x88, 0]);
+
+        // A close with a code is answered with the same code, one no endpoint may send with
+        // 1002.
+        for (sent, answered) in [(1000u16, 1000u16), (4001, 4001), (1005, 1002), (999, 1002)] {
+            let mut bytes = vec![0x88, 0x82, 0, 0, 0, 0];
+            bytes.extend_from_slice(&sent.to_be_bytes());
+            let (server, _client) = tokio::io::duplex(1024);
+            let mut wire = Wire::new(server, bytes);
+            assert_eq!(wire.next().await.expect("close"), Incoming::Close, "{sent}");
+            let mut want = vec![0x88, 2];
+            want.extend_from_slice(&answered.to_be_bytes());
+            assert_eq!(wire.out, want, "{sent}");
+        }
     }
 
     /// A ping between the fragments of a message near the size limit is a ping, not part of
