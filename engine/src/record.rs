@@ -130,7 +130,12 @@ impl Hasher for PositionHasher {
 impl GameRecord {
     /// A new game at the start position.
     pub fn new(game: Game) -> GameRecord {
-        let start = Position::start(game);
+        GameRecord::starting_at(Position::start(game))
+    }
+
+    /// A game that begins at `start` instead of the empty board, e.g. a puzzle: repetition is
+    /// counted from `start` (which occurs once), and a decided `start` is already ended.
+    pub fn starting_at(start: Position) -> GameRecord {
         GameRecord {
             moves: Vec::new(),
             positions: vec![start],
@@ -140,7 +145,11 @@ impl GameRecord {
                 seen.insert(start, 1);
                 seen
             },
-            end: None,
+            end: match start.status() {
+                Status::Won { winner, line } => Some(RuleEnd::Line { winner, line }),
+                Status::Full => Some(RuleEnd::FullBoard),
+                Status::Ongoing => None,
+            },
         }
     }
 
@@ -339,6 +348,21 @@ mod tests {
         g.undo(1).unwrap();
         assert_eq!(g.end(), None);
         assert!(g.play(8).is_ok());
+    }
+
+    #[test]
+    fn a_record_starting_at_a_position_counts_repetition_from_there() {
+        let start = cycling_game().position();
+        let mut g = GameRecord::starting_at(start);
+        assert_eq!(g.occurrences(&start), 1);
+        assert_eq!(g.positions(), &[start]);
+        for &c in &CYCLE {
+            g.play(c).unwrap();
+        }
+        assert!(g.repetition_warning());
+        assert_eq!(g.occurrences(&start), 2);
+        let won = GameRecord::from_moves(Game::Xo, &[4, 1, 0, 2, 8]).unwrap();
+        assert_eq!(GameRecord::starting_at(won.position()).end(), won.end());
     }
 
     #[test]
