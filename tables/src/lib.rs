@@ -1,5 +1,5 @@
-//! Both games solved at build time (T1), embedded in the binary, and the bot that plays from
-//! them (T2–T5).
+//! Both games solved at build time (T1), embedded in the binary, the bot that plays from
+//! them (T2–T5), and the puzzles mined from them (PZ1–PZ5).
 //!
 //! # Layout
 //!
@@ -7,6 +7,11 @@
 //! - [`solve`]: the retrograde solver `build.rs` runs, and the stored form of a table.
 //! - [`Table`] (this module): look-ups of value, distance and optimal moves.
 //! - [`bot`]: Perfect, Win-Block-Random, difficulty and hints.
+//! - [`mine`]: which positions are puzzles, their initial ratings, the packed form `build.rs`
+//!   writes.
+//! - [`puzzle`]: the embedded puzzles, their stable ids, and [`puzzle::Attempt`], an attempt
+//!   as a pure state machine (PZ2).
+//! - [`select`]: the puzzle of the day (PZ4), the streak (PZ5), the rating update (PZ3).
 //!
 //! ```
 //! use engine::{Game, Position};
@@ -19,9 +24,47 @@
 //! assert_eq!(xo.best_moves(&p)?, vec![2]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A puzzle attempt, as the server runs one:
+//!
+//! ```
+//! use engine::Game;
+//! use tables::puzzle::{Attempt, Step};
+//! use tables::select;
+//!
+//! // The puzzle of 2026-12-04 (day 20,791 since 1970-01-01), the same for everybody.
+//! let puzzle = select::daily(Game::Infinite, 20_791);
+//! let mut attempt = Attempt::new(puzzle);
+//! assert_eq!(attempt.distance(), None); // hidden until the attempt ends
+//! // A wrong first move ends the attempt with the table's refutation.
+//! let wrong = puzzle.position().legal_moves().find(|&c| c != puzzle.solution()).unwrap();
+//! let Step::Wrong { verdict, refutation } = attempt.clone().play(wrong)? else { panic!() };
+//! assert_ne!(verdict.name(), "win");
+//! assert!(!refutation.is_empty());
+//! // The right moves: the only winning first move, then (win puzzles) any fastest win.
+//! let mut cell = puzzle.solution();
+//! loop {
+//!     match attempt.play(cell)? {
+//!         Step::Right { reply: _ } => {
+//!             let t = tables::table(Game::Infinite);
+//!             cell = t.best_moves(&attempt.position())?[0];
+//!         }
+//!         Step::Solved => break,
+//!         Step::Wrong { .. } => unreachable!("every move was right"),
+//!     }
+//! }
+//! assert_eq!(attempt.distance(), Some(puzzle.distance()));
+//! // Rated: the player (1200) against the puzzle's rating; the changes sum to zero.
+//! let change = select::rate(1200, puzzle.rating(), true);
+//! assert_eq!(change.player + change.puzzle, 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod bot;
 pub mod index;
+pub mod mine;
+pub mod puzzle;
+pub mod select;
 pub mod solve;
 
 /// Counts table look-ups on this thread, so tests can prove a strategy never uses the table.
@@ -44,47 +87,14 @@ pub(crate) mod probe_counter {
 
 use std::sync::OnceLock;
 
-use engine::{Cell, Game, Position, Status};
+use engine::{Cell, Game, Position};
 use serde::Serialize;
 
-use solve::{Blob, DISTANCE_MASK, DRAW, KIND_MASK, LOSS, OVER, WIN};
+use solve::Blob;
+pub use solve::Verdict;
 
 static XO_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/xo.table"));
 static INFINITE_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/infinite.table"));
-
-/// What the table says about a position, for the side to move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case", tag = "value", content = "distance")]
-pub enum Verdict {
-    /// The game is already decided by the position.
-    Over,
-    /// The side to move wins in this many plies under best play.
-    Win(u8),
-    /// Best play by both sides never ends the game with a line (cycles count as draws).
-    Draw,
-    /// The side to move loses in this many plies under best play.
-    Loss(u8),
-}
-
-impl Verdict {
-    /// `win`, `draw`, `loss` or `over`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Over => "over",
-            Verdict::Win(_) => "win",
-            Verdict::Draw => "draw",
-            Verdict::Loss(_) => "loss",
-        }
-    }
-
-    /// Plies to the end under best play; none for draws and decided positions.
-    pub fn distance(self) -> Option<u8> {
-        match self {
-            Verdict::Win(d) | Verdict::Loss(d) => Some(d),
-            Verdict::Over | Verdict::Draw => None,
-        }
-    }
-}
 
 /// The position is not one the game can reach from its start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,28 +191,13 @@ impl Table {
         #[cfg(test)]
         probe_counter::count();
         let byte = self.entry_at(index::canonical_rank(p)).ok_or(Unreachable)?;
-        let d = byte & DISTANCE_MASK;
-        Ok(match byte & KIND_MASK {
-            OVER => Verdict::Over,
-            WIN => Verdict::Win(d),
-            DRAW => Verdict::Draw,
-            LOSS => Verdict::Loss(d),
-            _ => unreachable!("two bits have four values"),
-        })
+        Ok(Verdict::from_entry(byte))
     }
 
     /// What a move to `child` means for the player who made it: the child's verdict seen from
     /// the other side, with decided children resolved by the position itself.
-    fn child_for_mover(&self, child: &Position) -> Result<Verdict, Unreachable> {
-        Ok(match self.probe(child)? {
-            Verdict::Over => match child.status() {
-                Status::Won { .. } => Verdict::Win(1),
-                _ => Verdict::Draw,
-            },
-            Verdict::Win(d) => Verdict::Loss(d + 1),
-            Verdict::Loss(d) => Verdict::Win(d + 1),
-            Verdict::Draw => Verdict::Draw,
-        })
+    pub(crate) fn child_for_mover(&self, child: &Position) -> Result<Verdict, Unreachable> {
+        Ok(self.probe(child)?.for_mover(child))
     }
 
     /// The optimal moves (T2), in cell order: every fastest win; else every move that keeps
@@ -263,6 +258,32 @@ impl Table {
     /// The embedded table's size in bytes.
     pub fn size_bytes(&self) -> usize {
         self.bytes
+    }
+}
+
+impl mine::Probe for Table {
+    fn game(&self) -> Game {
+        self.game
+    }
+
+    fn verdict(&self, p: &Position) -> Verdict {
+        self.probe(p).expect("only reachable positions are probed")
+    }
+
+    fn stored(&self) -> Vec<(u32, Verdict)> {
+        self.words
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &word)| {
+                (0..64u32)
+                    .filter(move |b| word & (1 << b) != 0)
+                    .map(move |b| w as u32 * 64 + b)
+            })
+            .map(|rank| {
+                let byte = self.entry_at(rank).expect("a set bit has an entry");
+                (rank, Verdict::from_entry(byte))
+            })
+            .collect()
     }
 }
 

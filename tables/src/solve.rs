@@ -22,6 +22,67 @@ pub const LOSS: u8 = 3 << 6;
 pub const KIND_MASK: u8 = 3 << 6;
 pub const DISTANCE_MASK: u8 = (1 << 6) - 1;
 
+/// What the table says about a position, for the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "value", content = "distance")]
+pub enum Verdict {
+    /// The game is already decided by the position.
+    Over,
+    /// The side to move wins in this many plies under best play.
+    Win(u8),
+    /// Best play by both sides never ends the game with a line (cycles count as draws).
+    Draw,
+    /// The side to move loses in this many plies under best play.
+    Loss(u8),
+}
+
+impl Verdict {
+    /// Decodes a stored entry byte.
+    pub fn from_entry(byte: u8) -> Verdict {
+        let d = byte & DISTANCE_MASK;
+        match byte & KIND_MASK {
+            OVER => Verdict::Over,
+            WIN => Verdict::Win(d),
+            DRAW => Verdict::Draw,
+            LOSS => Verdict::Loss(d),
+            _ => unreachable!("two bits have four values"),
+        }
+    }
+
+    /// What a move into `child` means for the player who made it, `self` being the child's
+    /// verdict (for the side to move there): seen from the other side, with decided children
+    /// resolved by the position itself.
+    pub fn for_mover(self, child: &Position) -> Verdict {
+        match self {
+            Verdict::Over => match child.status() {
+                Status::Won { .. } => Verdict::Win(1),
+                _ => Verdict::Draw,
+            },
+            Verdict::Win(d) => Verdict::Loss(d + 1),
+            Verdict::Loss(d) => Verdict::Win(d + 1),
+            Verdict::Draw => Verdict::Draw,
+        }
+    }
+
+    /// `win`, `draw`, `loss` or `over`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Over => "over",
+            Verdict::Win(_) => "win",
+            Verdict::Draw => "draw",
+            Verdict::Loss(_) => "loss",
+        }
+    }
+
+    /// Plies to the end under best play; none for draws and decided positions.
+    pub fn distance(self) -> Option<u8> {
+        match self {
+            Verdict::Win(d) | Verdict::Loss(d) => Some(d),
+            Verdict::Over | Verdict::Draw => None,
+        }
+    }
+}
+
 /// One game's solved table as stored: a bit per rank for "canonical and reachable", and one
 /// entry byte per set bit, in rank order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
