@@ -174,3 +174,28 @@ fn usage_errors_exit_2_with_help() {
     assert_eq!(code, 0);
     assert!(out.contains("xo-tables probe"));
 }
+
+#[test]
+fn puzzles_json_counts_every_embedded_puzzle() {
+    let (code, out, _) = xo_tables(&["puzzles", "--json"], None);
+    assert_eq!(code, 0, "the puzzles mined again match the embedded ones");
+    let lines = json_lines(&out);
+    for game in ["xo", "infinite"] {
+        let rows: u64 = lines
+            .iter()
+            .filter(|v| v["game"] == game && v["distance"].is_u64())
+            .map(|v| v["puzzles"].as_u64().unwrap())
+            .sum();
+        let summary = lines
+            .iter()
+            .find(|v| v["game"] == game && v["puzzle_bytes"].is_u64())
+            .expect("a summary line per game");
+        assert_eq!(summary["puzzles"].as_u64(), Some(rows), "{game}");
+        assert_eq!(summary["puzzle_bytes"].as_u64(), Some(4 * rows), "{game}");
+        assert_eq!(summary["mined_again_matches"], true);
+    }
+    let (code, out, _) = xo_tables(&["puzzles", "--game", "xo"], None);
+    assert_eq!(code, 0);
+    assert!(out.contains("xo        win"), "{out}");
+    assert!(!out.contains("infinite"), "{out}");
+}

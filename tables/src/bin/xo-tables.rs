@@ -3,14 +3,19 @@
 //! ```text
 //! xo-tables stats --game xo|infinite [--json]
 //! xo-tables probe --game xo|infinite [--json] [POSITION ...]
+//! xo-tables puzzles [--game xo|infinite] [--json]
 //! ```
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
 use engine::{Game, Position};
 use serde_json::json;
-use tables::{Table, Verdict, table};
+use tables::mine::{self, Kind};
+use tables::{Table, Verdict, puzzle, select, solve, table};
 
 const USAGE: &str = "\
 xo-tables: the solved tables of XO and Infinite XO embedded in this binary
@@ -18,6 +23,7 @@ xo-tables: the solved tables of XO and Infinite XO embedded in this binary
 usage:
   xo-tables stats --game xo|infinite [--json]
   xo-tables probe --game xo|infinite [--json] [POSITION ...]
+  xo-tables puzzles [--game xo|infinite] [--json]
 
 stats   reachable positions, terminal and non-terminal counts, win/draw/loss counts among
         non-terminal positions (for the side to move), the longest distance to the end under
@@ -27,25 +33,34 @@ probe   for each POSITION (or each line of standard input when none is given): i
         the side to move (win, draw, loss, or over when already decided), the distance in
         plies under best play (none for draws and decided positions) and the optimal moves.
         An invalid or unreachable position gets an error line; the exit status is then 1.
+puzzles the embedded puzzles of one game (both when --game is left out): how many of each kind
+        (win: exactly one move wins; hold: exactly one move does not lose) at each distance
+        (win: plies to the win; hold: the slowest loss among the other moves) with their
+        lowest and highest initial ratings; the bytes they add to the binary; the days before
+        the puzzle of the day repeats and the length of a complete streak; and the time this
+        binary takes to solve the game and mine its puzzles as build.rs does (best of 3).
 
 positions are written X:<cells>|O:<cells>|T:<X or O>, cells 0-8 row-major (0 top left), each
 side's cells oldest first, e.g. X:1,4|O:0|T:O; the start is X:|O:|T:X.";
 
 struct Args {
     command: String,
-    game: Game,
+    /// Required by stats and probe; puzzles covers both games without it.
+    game: Option<Game>,
     json: bool,
     positions: Vec<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
-    let command = args.next().ok_or("missing command: stats or probe")?;
+    let command = args
+        .next()
+        .ok_or("missing command: stats, probe or puzzles")?;
     if command == "--help" || command == "-h" || command == "help" {
         return Err(String::new());
     }
-    if command != "stats" && command != "probe" {
+    if !["stats", "probe", "puzzles"].contains(&command.as_str()) {
         return Err(format!(
-            "unknown command `{command}`: expected stats or probe"
+            "unknown command `{command}`: expected stats, probe or puzzles"
         ));
     }
     let (mut game, mut json, mut positions) = (None, false, Vec::new());
@@ -74,9 +89,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             other => return Err(format!("unexpected argument `{other}`")),
         }
     }
+    if game.is_none() && command != "puzzles" {
+        return Err("missing --game xo|infinite".to_owned());
+    }
     Ok(Args {
         command,
-        game: game.ok_or("missing --game xo|infinite")?,
+        game,
         json,
         positions,
     })
@@ -94,10 +112,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let t = table(args.game);
-    let result = match args.command.as_str() {
-        "stats" => stats(t, args.json),
-        _ => probe(t, args.json, &args.positions),
+    let result = match (args.command.as_str(), args.game) {
+        ("puzzles", game) => puzzles(game.map_or(Game::ALL.to_vec(), |g| vec![g]), args.json),
+        ("stats", Some(game)) => stats(table(game), args.json),
+        (_, Some(game)) => probe(table(game), args.json, &args.positions),
+        (_, None) => unreachable!("parse_args requires --game for stats and probe"),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -225,4 +244,108 @@ fn verdict_of(t: &Table, text: &str) -> Result<(Position, Verdict, Vec<u8>), Str
     let verdict = t.probe(&position).map_err(|e| e.to_string())?;
     let best = t.best_moves(&position).map_err(|e| e.to_string())?;
     Ok((position, verdict, best))
+}
+
+/// The fastest of three runs of `f`, and its last result.
+fn best_of_three<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..3 {
+        let start = Instant::now();
+        let out = f();
+        best = best.min(start.elapsed());
+        last = Some(out);
+    }
+    (best, last.expect("three runs"))
+}
+
+fn puzzles(games: Vec<Game>, as_json: bool) -> std::io::Result<bool> {
+    let mut out = std::io::stdout().lock();
+    if !as_json {
+        writeln!(out, "game      kind  distance  puzzles  ratings")?;
+    }
+    let mut summaries = Vec::new();
+    for game in games {
+        // (kind, distance) -> (count, lowest rating, highest rating)
+        let mut rows: BTreeMap<(Kind, u8), (usize, i32, i32)> = BTreeMap::new();
+        for p in puzzle::puzzles(game) {
+            let row = rows
+                .entry((p.kind(), p.distance()))
+                .or_insert((0, i32::MAX, i32::MIN));
+            row.0 += 1;
+            row.1 = row.1.min(p.rating());
+            row.2 = row.2.max(p.rating());
+        }
+        for (&(kind, distance), &(count, low, high)) in &rows {
+            if as_json {
+                let value = json!({
+                    "game": game.as_str(), "kind": kind.as_str(), "distance": distance,
+                    "puzzles": count, "rating_low": low, "rating_high": high,
+                });
+                writeln!(out, "{value}")?;
+            } else {
+                writeln!(
+                    out,
+                    "{:<9} {:<5} {distance:>8}  {count:>7}  {low}-{high}",
+                    game.as_str(),
+                    kind.as_str()
+                )?;
+            }
+        }
+        let (solve_time, blob) = best_of_three(|| solve::solve(game));
+        let (mine_time, mined) = best_of_three(|| mine::mine(&mine::Lookup::new(&blob)));
+        let count = |kind| {
+            puzzle::puzzles(game)
+                .iter()
+                .filter(|p| p.kind() == kind)
+                .count()
+        };
+        summaries.push(json!({
+            "game": game.as_str(),
+            "puzzles": puzzle::puzzles(game).len(),
+            "win": count(Kind::Win),
+            "hold": count(Kind::Hold),
+            "puzzle_bytes": puzzle::packed(game).len(),
+            "table_bytes": table(game).size_bytes(),
+            "daily_cycle_days": select::daily_cycle(game),
+            "streak_length": select::streak_length(game),
+            "solve_ms": solve_time.as_secs_f64() * 1e3,
+            "mine_ms": mine_time.as_secs_f64() * 1e3,
+            "mined_again_matches": mine::to_bytes(&mined) == puzzle::packed(game),
+        }));
+    }
+    for s in &summaries {
+        if as_json {
+            writeln!(out, "{s}")?;
+        } else {
+            writeln!(
+                out,
+                "{}: {} puzzles ({} win, {} hold), {} bytes beside a {}-byte table; \
+                 daily repeats after {} days; a complete streak is {} puzzles; \
+                 solve {:.1} ms + mine {:.1} ms (best of 3, this build)",
+                s["game"].as_str().unwrap_or_default(),
+                s["puzzles"],
+                s["win"],
+                s["hold"],
+                s["puzzle_bytes"],
+                s["table_bytes"],
+                s["daily_cycle_days"],
+                s["streak_length"],
+                s["solve_ms"].as_f64().unwrap_or_default(),
+                s["mine_ms"].as_f64().unwrap_or_default(),
+            )?;
+        }
+    }
+    if !as_json {
+        let bytes = |key: &str| -> u64 { summaries.iter().filter_map(|s| s[key].as_u64()).sum() };
+        let (p, t) = (bytes("puzzle_bytes"), bytes("table_bytes"));
+        writeln!(
+            out,
+            "embedded: puzzles {p} + tables {t} = {} bytes (limit 131072)",
+            p + t
+        )?;
+    }
+    Ok(summaries
+        .iter()
+        .all(|s| s["mined_again_matches"] == serde_json::Value::Bool(true)))
 }
