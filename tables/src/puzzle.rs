@@ -36,7 +36,6 @@
 //!
 //! The distance of the puzzle ([`Attempt::distance`]) is revealed only once the attempt is over.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -209,16 +208,11 @@ impl Puzzle {
     }
 }
 
-/// Every puzzle of one game, decoded once.
-struct Set {
-    /// Sorted by id.
-    puzzles: Vec<Puzzle>,
-    by_id: HashMap<PuzzleId, usize>,
-}
-
-fn decode(game: Game) -> Set {
+/// Every puzzle of `game`, decoded once, sorted by id: the packed form is sorted by kind then
+/// rank, which is id order within a game.
+fn decode(game: Game) -> Vec<Puzzle> {
     let t = table(game);
-    let mut puzzles: Vec<Puzzle> = mine::from_bytes(packed(game))
+    let puzzles: Vec<Puzzle> = mine::from_bytes(packed(game))
         .map(|(rank, kind, rating)| {
             let position = index::unrank(game, rank).expect("an embedded puzzle is a position");
             let features = mine::analyse(t, &position)
@@ -231,29 +225,29 @@ fn decode(game: Game) -> Set {
             }
         })
         .collect();
-    puzzles.sort_by_key(|p| p.id);
-    let by_id = puzzles.iter().enumerate().map(|(i, p)| (p.id, i)).collect();
-    Set { puzzles, by_id }
+    assert!(
+        puzzles.windows(2).all(|w| w[0].id < w[1].id),
+        "the packed puzzles are in id order"
+    );
+    puzzles
 }
 
-fn set(game: Game) -> &'static Set {
-    static XO: OnceLock<Set> = OnceLock::new();
-    static INFINITE: OnceLock<Set> = OnceLock::new();
+/// Every embedded puzzle of `game`, sorted by id.
+pub fn puzzles(game: Game) -> &'static [Puzzle] {
+    static XO: OnceLock<Vec<Puzzle>> = OnceLock::new();
+    static INFINITE: OnceLock<Vec<Puzzle>> = OnceLock::new();
     match game {
         Game::Xo => XO.get_or_init(|| decode(Game::Xo)),
         Game::Infinite => INFINITE.get_or_init(|| decode(Game::Infinite)),
     }
 }
 
-/// Every embedded puzzle of `game`, sorted by id.
-pub fn puzzles(game: Game) -> &'static [Puzzle] {
-    &set(game).puzzles
-}
-
 /// The embedded puzzle with this id, if there is one.
 pub fn puzzle(id: PuzzleId) -> Option<&'static Puzzle> {
-    let set = set(id.game());
-    set.by_id.get(&id).map(|&i| &set.puzzles[i])
+    let all = puzzles(id.game());
+    all.binary_search_by_key(&id, |p| p.id)
+        .ok()
+        .map(|i| &all[i])
 }
 
 /// The table's move for the side to move in a line played out by the table: the fastest win,

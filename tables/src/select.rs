@@ -38,6 +38,17 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Sorts puzzles by a key that no two of them share. One function for every order here keeps
+/// a single copy of the sort in the binary.
+fn sort_by_unique_key(keyed: &mut [(u64, &'static Puzzle)]) {
+    keyed.sort_unstable_by_key(|&(key, _)| key);
+}
+
+/// A key ordering puzzles by rating, then id.
+fn rating_key(p: &Puzzle) -> u64 {
+    (u64::from(p.rating().unsigned_abs()) << 32) | u64::from(p.id().0)
+}
+
 const DAILY_SALT: u64 = 0x7075_7a7a_6c65_2d64; // "puzzle-d"
 const STREAK_SALT: u64 = 0x7075_7a7a_6c65_2d73; // "puzzle-s"
 
@@ -45,12 +56,14 @@ fn daily_order(game: Game) -> &'static [&'static Puzzle] {
     static XO: OnceLock<Vec<&'static Puzzle>> = OnceLock::new();
     static INFINITE: OnceLock<Vec<&'static Puzzle>> = OnceLock::new();
     let build = || {
-        let mut pool: Vec<&'static Puzzle> = puzzles(game)
+        // `mix` is a bijection, so distinct ids give distinct keys.
+        let mut pool: Vec<(u64, &'static Puzzle)> = puzzles(game)
             .iter()
             .filter(|p| DAILY_RATINGS.contains(&p.rating()))
+            .map(|p| (mix(u64::from(p.id().0) ^ DAILY_SALT), p))
             .collect();
-        pool.sort_by_key(|p| (mix(u64::from(p.id().0) ^ DAILY_SALT), p.id()));
-        pool
+        sort_by_unique_key(&mut pool);
+        pool.into_iter().map(|(_, p)| p).collect()
     };
     match game {
         Game::Xo => XO.get_or_init(build),
@@ -74,11 +87,12 @@ fn streak_bands(game: Game) -> &'static [Vec<&'static Puzzle>] {
     static XO: OnceLock<Vec<Vec<&'static Puzzle>>> = OnceLock::new();
     static INFINITE: OnceLock<Vec<Vec<&'static Puzzle>>> = OnceLock::new();
     let build = || {
-        let mut sorted: Vec<&'static Puzzle> = puzzles(game).iter().collect();
-        sorted.sort_by_key(|p| (p.rating(), p.id()));
+        let mut sorted: Vec<(u64, &'static Puzzle)> =
+            puzzles(game).iter().map(|p| (rating_key(p), p)).collect();
+        sort_by_unique_key(&mut sorted);
         let mut bands: Vec<Vec<&'static Puzzle>> = Vec::new();
         let mut current = None;
-        for p in sorted {
+        for (_, p) in sorted {
             let band = p.rating().div_euclid(STREAK_BAND);
             if current != Some(band) {
                 bands.push(Vec::new());
@@ -113,11 +127,17 @@ pub fn streak(game: Game, step: usize, seed: u64) -> Option<&'static Puzzle> {
             continue;
         }
         let band_salt = mix(seed ^ STREAK_SALT ^ mix(b as u64));
-        let mut chosen: Vec<&'static Puzzle> = band.clone();
-        chosen.sort_by_key(|p| (mix(u64::from(p.id().0) ^ band_salt), p.id()));
+        let mut chosen: Vec<(u64, &'static Puzzle)> = band
+            .iter()
+            .map(|&p| (mix(u64::from(p.id().0) ^ band_salt), p))
+            .collect();
+        sort_by_unique_key(&mut chosen);
         chosen.truncate(take);
-        chosen.sort_by_key(|p| (p.rating(), p.id()));
-        return Some(chosen[rest]);
+        for entry in &mut chosen {
+            entry.0 = rating_key(entry.1);
+        }
+        sort_by_unique_key(&mut chosen);
+        return Some(chosen[rest].1);
     }
     None
 }

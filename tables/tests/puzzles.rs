@@ -124,6 +124,25 @@ fn puzzles_are_canonical_and_no_two_are_symmetric() {
 }
 
 #[test]
+fn puzzle_ids_name_the_same_positions_in_every_build() {
+    // The server stores attempts and puzzle ratings by id: a change to the index numbering
+    // (or to the id's layout) must fail here, not silently re-point stored ids.
+    for (text, value, position) in [
+        ("xo-win-45", 45, "X:3|O:2|T:X"),
+        ("infinite-win-14", 0x8000_000e, "X:0|O:5|T:X"),
+        ("infinite-hold-107521", 0xc001_a401, "X:4,1,6|O:8,3,7|T:O"),
+    ] {
+        let id: puzzle::PuzzleId = text.parse().expect("an embedded puzzle");
+        assert_eq!(id.0, value, "{text}");
+        let pz = puzzle::puzzle(id).expect("embedded");
+        assert_eq!(pz.position().to_string(), position, "{text}");
+    }
+    assert!("infinite-win-15".parse::<puzzle::PuzzleId>().is_err());
+    assert!("xo-hold-45".parse::<puzzle::PuzzleId>().is_err());
+    assert!("chess-win-1".parse::<puzzle::PuzzleId>().is_err());
+}
+
+#[test]
 fn trivial_wins_in_one_are_left_out() {
     for pz in all() {
         if pz.kind() == Kind::Win && pz.distance() == 1 {
