@@ -206,16 +206,25 @@ pub fn analyse<P: Probe + ?Sized>(t: &P, p: &Position) -> Option<Features> {
         Verdict::Draw if p.game() == Game::Infinite => Kind::Hold,
         _ => return None,
     };
-    let moves = move_verdicts(t, p);
     let good = |v: Verdict| match kind {
         Kind::Win => matches!(v, Verdict::Win(_)),
         Kind::Hold => !matches!(v, Verdict::Loss(_)),
     };
-    let mut good_moves = moves.iter().filter(|(_, v)| good(*v));
-    let &(solution, solution_verdict) = good_moves.next()?;
-    if good_moves.next().is_some() {
-        return None;
+    // Most positions have several good moves: stop looking at the second.
+    let mut moves = Vec::with_capacity(9);
+    let mut solution = None;
+    for c in p.legal_moves() {
+        let child = p.play(c).expect("legal move");
+        let v = t.verdict(&child).for_mover(&child);
+        if good(v) {
+            if solution.is_some() {
+                return None;
+            }
+            solution = Some((c, v));
+        }
+        moves.push((c, v));
     }
+    let (solution, solution_verdict) = solution?;
     let depth = match kind {
         Kind::Win => solution_verdict.distance().expect("a win has a distance"),
         Kind::Hold => moves
