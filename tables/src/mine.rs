@@ -348,3 +348,136 @@ pub fn from_bytes(bytes: &[u8]) -> impl Iterator<Item = (u32, Kind, i32)> + '_ {
         ))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table;
+
+    fn analyse_text(game: Game, text: &str) -> Option<Features> {
+        let p = Position::parse(game, text).expect("a position");
+        analyse(table(game), &p)
+    }
+
+    #[test]
+    fn a_win_in_one_with_a_decoy_is_a_puzzle() {
+        // X holds 0, 1, 4 with 0 oldest: 2 seems to complete the top row, but 0 vanishes
+        // first; 7 makes the column 1, 4, 7 and is the only win.
+        let f = analyse_text(Game::Infinite, "X:0,1,4|O:3,5,8|T:X").expect("a puzzle");
+        assert_eq!((f.kind, f.solution, f.depth), (Kind::Win, 7, 1));
+        assert!(f.decoy);
+        assert!(!f.quiet, "a move that wins now is not quiet");
+    }
+
+    #[test]
+    fn a_plain_win_in_one_is_left_out() {
+        // XO: X completes the top row at 2, the only winning move (5 only blocks and draws).
+        let p = Position::parse(Game::Xo, "X:0,1|O:3,4|T:X").expect("a position");
+        let wins: Vec<Cell> = move_verdicts(table(Game::Xo), &p)
+            .into_iter()
+            .filter(|(_, v)| matches!(v, Verdict::Win(_)))
+            .map(|(c, _)| c)
+            .collect();
+        assert_eq!(wins, vec![2]);
+        assert_eq!(analyse(table(Game::Xo), &p), None);
+    }
+
+    #[test]
+    fn an_xo_fork_is_a_win_in_five() {
+        let f = analyse_text(Game::Xo, "X:3|O:2|T:X").expect("a puzzle");
+        assert_eq!((f.kind, f.solution, f.depth), (Kind::Win, 0, 5));
+    }
+
+    #[test]
+    fn positions_with_two_winning_moves_are_not_puzzles() {
+        // X to move with two ways to complete a line.
+        assert_eq!(analyse_text(Game::Xo, "X:0,1,3|O:4,5,8|T:X"), None);
+    }
+
+    #[test]
+    fn rating_rises_with_depth_quietness_and_temptation() {
+        let base = Features {
+            kind: Kind::Win,
+            solution: 0,
+            depth: 5,
+            legal: 6,
+            quiet: false,
+            block: false,
+            tempting: 0,
+            decoy: false,
+        };
+        let r = rating(&base);
+        assert_eq!(r, 600 + 300);
+        assert_eq!(rating(&Features { depth: 7, ..base }), r + 150);
+        assert_eq!(
+            rating(&Features {
+                quiet: true,
+                ..base
+            }),
+            r + 200
+        );
+        assert_eq!(
+            rating(&Features {
+                tempting: 2,
+                ..base
+            }),
+            r + 160
+        );
+        assert_eq!(
+            rating(&Features {
+                tempting: 9,
+                ..base
+            }),
+            r + 320
+        );
+        assert_eq!(
+            rating(&Features {
+                decoy: true,
+                ..base
+            }),
+            r + 100
+        );
+        assert_eq!(
+            rating(&Features {
+                block: true,
+                ..base
+            }),
+            r - 150
+        );
+        let hold = Features {
+            kind: Kind::Hold,
+            depth: 2,
+            block: true,
+            ..base
+        };
+        assert_eq!(rating(&hold), MIN_RATING, "clamped");
+        let deepest = Features {
+            depth: 17,
+            quiet: true,
+            tempting: 4,
+            decoy: true,
+            ..base
+        };
+        assert_eq!(rating(&deepest), MAX_RATING, "clamped");
+    }
+
+    #[test]
+    fn packing_keeps_rank_kind_and_rating() {
+        let f = analyse_text(Game::Xo, "X:3|O:2|T:X").expect("a puzzle");
+        for (rank, kind, rating) in [
+            (0, Kind::Win, 600),
+            ((1 << RANK_BITS) - 1, Kind::Hold, 2200),
+        ] {
+            let m = Mined {
+                rank,
+                features: Features { kind, ..f },
+                rating,
+            };
+            assert_eq!(unpack(m.pack()), (rank, kind, rating));
+            assert_eq!(
+                from_bytes(&to_bytes(&[m])).collect::<Vec<_>>(),
+                vec![(rank, kind, rating)]
+            );
+        }
+    }
+}
