@@ -37,8 +37,11 @@
 //! let mut attempt = Attempt::new(puzzle);
 //! assert_eq!(attempt.distance(), None); // hidden until the attempt ends
 //! // A wrong first move ends the attempt with the table's refutation.
-//! let wrong = puzzle.position().legal_moves().find(|&c| c != puzzle.solution()).unwrap();
-//! let Step::Wrong { verdict, refutation } = attempt.clone().play(wrong)? else { panic!() };
+//! let wrong = puzzle.position().legal_moves().find(|&c| c != puzzle.solution());
+//! let wrong = wrong.expect("a puzzle has more than one legal move");
+//! let Step::Wrong { verdict, refutation } = attempt.clone().play(wrong)? else {
+//!     unreachable!("the first move has to be the only right one")
+//! };
 //! assert_ne!(verdict.name(), "win");
 //! assert!(!refutation.is_empty());
 //! // The right moves: the only winning first move, then (win puzzles) any fastest win.

@@ -12,7 +12,10 @@
 //!   600 up; empty bands are skipped. The streak takes up to [`STREAK_PER_BAND`] distinct
 //!   puzzles from each band in turn (which ones depends on the seed), in rising rating within
 //!   the band, so ratings never fall from one step to the next. After the last band the streak
-//!   is complete ([`streak`] answers `None`).
+//!   is complete ([`streak`] answers `None`). This follows lichess's streak, which takes a few
+//!   puzzles from each of a rising list of rating buckets; ours are narrower because our
+//!   puzzles are fewer. The server picks the seed when a streak starts (any `u64`) and keeps it
+//!   with the streak, so a resumed streak continues with the same puzzles.
 
 use std::sync::OnceLock;
 
