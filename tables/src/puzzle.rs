@@ -265,7 +265,7 @@ pub const MAX_LINE: usize = 256;
 
 /// What one move of an attempt led to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "step")]
+#[serde(rename_all = "snake_case")]
 pub enum Step {
     /// The move was right and the puzzle goes on: the opponent answered with `reply`, and it
     /// is the player's turn again.
@@ -283,7 +283,7 @@ pub enum Step {
 
 /// How an attempt ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "outcome")]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Solved,
     /// The player's `ply`-th own move (0 the first) was wrong.

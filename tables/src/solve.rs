@@ -23,8 +23,11 @@ pub const KIND_MASK: u8 = 3 << 6;
 pub const DISTANCE_MASK: u8 = (1 << 6) - 1;
 
 /// What the table says about a position, for the side to move.
+///
+/// Serialised externally tagged (`"draw"`, `{"win":3}` in JSON), which postcard can read back
+/// too: puzzle steps carry verdicts in both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "value", content = "distance")]
+#[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The game is already decided by the position.
     Over,

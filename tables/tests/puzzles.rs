@@ -400,6 +400,36 @@ fn a_stored_attempt_resumes_only_by_legal_replay() {
     assert!(Attempt::resume(&unknown).is_err());
 }
 
+#[test]
+fn steps_and_outcomes_round_trip_through_postcard_and_json() {
+    // The server sends them in postcard (binary frames) and JSON (text frames), and may store
+    // them.
+    let pz = puzzle::puzzles(Game::Infinite)
+        .iter()
+        .find(|p| p.kind() == Kind::Win && p.distance() >= 3)
+        .expect("a deep win puzzle");
+    let mut right = Attempt::new(pz);
+    let first = right.play(pz.solution()).expect("legal");
+    let mut wrong = Attempt::new(pz);
+    let cell = pz.position().legal_moves().find(|&c| c != pz.solution());
+    let failed = wrong.play(cell.expect("another move")).expect("legal");
+    for step in [first, failed, Step::Solved] {
+        let bytes = postcard::to_allocvec(&step).expect("encodes");
+        assert_eq!(postcard::from_bytes::<Step>(&bytes), Ok(step.clone()));
+        let text = serde_json::to_string(&step).expect("encodes");
+        assert_eq!(serde_json::from_str::<Step>(&text).expect("decodes"), step);
+    }
+    let outcome = wrong.outcome().expect("over").clone();
+    let bytes = postcard::to_allocvec(&outcome).expect("encodes");
+    assert_eq!(postcard::from_bytes::<Outcome>(&bytes), Ok(outcome.clone()));
+    let text = serde_json::to_string(&outcome).expect("encodes");
+    assert!(text.starts_with("{\"failed\":{"), "{text}");
+    assert_eq!(
+        serde_json::from_str::<Outcome>(&text).expect("decodes"),
+        outcome
+    );
+}
+
 fn any_puzzle() -> impl Strategy<Value = &'static Puzzle> {
     let all: Vec<&'static Puzzle> = all().collect();
     (0..all.len()).prop_map(move |i| all[i])
