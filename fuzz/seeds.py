@@ -212,7 +212,51 @@ def room():
     write("room", "bot-local", room_input(4, [setup(True, kind("bot", 30, True), time=0, creator=3), setup(False, kind("local"), creator=0)], steps))
 
 
+# ---- wire: [n cuts][cuts as u16 LE][client bytes after the handshake] ---------------------------
+
+
+def ws_frame(b0, payload, mask=b"\x12\x34\x56\x78"):
+    """A client frame: masked unless mask is None, with the shortest length encoding."""
+    bit = 0x80 if mask is not None else 0
+    n = len(payload)
+    if n <= 125:
+        head = bytes([b0, bit | n])
+    elif n <= 0xFFFF:
+        head = bytes([b0, bit | 126]) + struct.pack(">H", n)
+    else:
+        head = bytes([b0, bit | 127]) + struct.pack(">Q", n)
+    if mask is None:
+        return head + payload
+    return head + mask + bytes(c ^ mask[i % 4] for i, c in enumerate(payload))
+
+
+def wire_input(frames, cuts=()):
+    return bytes([len(cuts)]) + b"".join(struct.pack("<H", c) for c in cuts) + b"".join(frames)
+
+
+def wire():
+    hello = ws_frame(0x81, b'{"hello":{"version":2}}')
+    move = ws_frame(0x82, bytes([14, 1, 7, 4]))
+    seeds = {
+        "hello-move": [hello, move],
+        "fragmented-ping-between": [ws_frame(0x01, b"he"), ws_frame(0x89, b"p"), ws_frame(0x80, b"llo")],
+        "split-character": [ws_frame(0x01, "é".encode()[:1]), ws_frame(0x80, "é".encode()[1:])],
+        "close-with-reason": [hello, ws_frame(0x88, struct.pack(">H", 1000) + b"bye")],
+        "close-one-byte": [ws_frame(0x88, b"\x03")],
+        "close-bad-code": [ws_frame(0x88, struct.pack(">H", 1005))],
+        "unmasked": [ws_frame(0x81, b"hi", mask=None)],
+        "reserved-bits": [ws_frame(0xC1, b"hi")],
+        "long-ping": [ws_frame(0x89, b"x" * 126)],
+        "medium-binary": [ws_frame(0x82, b"y" * 300)],
+        "pong": [ws_frame(0x8A, b"")],
+    }
+    for name, frames in seeds.items():
+        write("wire", name, wire_input(frames))
+    write("wire", "hello-move-in-pieces", wire_input([hello, move], cuts=(1, 2, 7, 30)))
+
+
 if __name__ == "__main__":
     client_frame()
     engine_record()
     room()
+    wire()

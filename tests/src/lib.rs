@@ -865,46 +865,7 @@ pub async fn start_rated_game<'a>(
     })
 }
 
-/// A small tmpfs mounted for a test (a card that can fill up), unmounted when dropped. Needs
-/// root; [`TmpfsMount::new`] says why it cannot mount otherwise.
-#[derive(Debug)]
-pub struct TmpfsMount {
-    pub path: PathBuf,
-}
-
-impl TmpfsMount {
-    pub fn new(path: &Path, size: &str) -> Result<TmpfsMount, String> {
-        std::fs::create_dir_all(path).map_err(|e| e.to_string())?;
-        let out = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(path)
-            .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "mount -t tmpfs failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(TmpfsMount {
-            path: path.to_owned(),
-        })
-    }
-}
-
-impl Drop for TmpfsMount {
-    fn drop(&mut self) {
-        // Lazy: the server may still be exiting when a failing test unwinds.
-        match std::process::Command::new("umount")
-            .arg("-l")
-            .arg(&self.path)
-            .status()
-        {
-            Ok(s) if s.success() => {}
-            other => eprintln!("umount {} failed: {other:?}", self.path.display()),
-        }
-    }
-}
+pub use xo_client::privileged::TmpfsMount;
 
 /// Appends zeros to `filler` until the file system refuses; returns the bytes written.
 pub fn fill_up(filler: &Path) -> std::io::Result<u64> {

@@ -142,6 +142,9 @@ pub mod settings;
 mod shared;
 mod wire;
 pub use wire::MAX_WS_MESSAGE;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod wire_oracle;
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubStats};

@@ -1,8 +1,10 @@
 //! A session's WebSocket after the handshake (RFC 6455 §5): the client's frames read and
 //! unmasked where they lie in one read buffer, the server's frames written into one write
-//! buffer. Framed here rather than through tungstenite's stream (issue 13: its per-poll waker
+//! buffer. Framed here rather than through tungstenite's stream: its per-poll waker
 //! bookkeeping and conversions cost more than the rest of reading and writing a message, and
-//! a session polls its socket at every wake-up, mostly to find nothing).
+//! a session polls its socket at every wake-up, mostly to find nothing. tungstenite stays the
+//! oracle: `wire_oracle` checks this reader against it (property tests here, the `wire` fuzz
+//! target in `fuzz/`).
 
 use std::io;
 use std::ops::Range;
@@ -101,6 +103,17 @@ enum Payload {
     Assembled,
 }
 
+/// A fragmented message so far.
+#[derive(Debug)]
+struct Partial {
+    text: bool,
+    bytes: Vec<u8>,
+    /// How much of a text message's bytes are checked UTF-8: a character may be split between
+    /// fragments, but a sequence no character can start with fails the message at once, as
+    /// RFC 6455 §8.1 asks and as tungstenite does.
+    checked: usize,
+}
+
 /// One WebSocket connection after the handshake.
 pub(crate) struct Wire<S> {
     io: S,
@@ -110,8 +123,8 @@ pub(crate) struct Wire<S> {
     filled: usize,
     /// The last data message, until the next read.
     payload: Payload,
-    /// A fragmented message being put together (text or not, its bytes so far).
-    partial: Option<(bool, Vec<u8>)>,
+    /// A fragmented message being put together.
+    partial: Option<Partial>,
     /// Frames of the message being put together.
     fragments: u32,
     /// The last fragmented message, whole.
@@ -230,21 +243,26 @@ where
                     return Ok(Some(Incoming::Data { text }));
                 }
                 OPCODE_TEXT | OPCODE_BINARY => {
-                    self.partial = Some((opcode == OPCODE_TEXT, self.rbuf[at..end].to_vec()));
+                    let text = opcode == OPCODE_TEXT;
+                    let bytes = self.rbuf[at..end].to_vec();
+                    let checked = if text { utf8_checked(&bytes, 0)? } else { 0 };
+                    self.partial = Some(Partial {
+                        text,
+                        bytes,
+                        checked,
+                    });
                     self.fragments = 1;
                 }
                 OPCODE_CONTINUATION => {
-                    let Some((text, mut bytes)) = self.partial.take() else {
+                    let Some(mut partial) = self.partial.take() else {
                         return Err(protocol_error(
                             "a continuation frame with nothing to continue",
                         ));
                     };
-                    if bytes.len() + len > MAX_WS_MESSAGE {
-                        return Err(ReadError::TooLarge {
-                            len: (bytes.len() + len) as u64,
-                        });
+                    partial.bytes.extend_from_slice(&self.rbuf[at..end]);
+                    if partial.text {
+                        partial.checked = utf8_checked(&partial.bytes, partial.checked)?;
                     }
-                    bytes.extend_from_slice(&self.rbuf[at..end]);
                     self.fragments += 1;
                     if self.fragments > MAX_FRAGMENTS {
                         return Err(ReadError::Protocol {
@@ -253,15 +271,16 @@ where
                         });
                     }
                     if !fin {
-                        self.partial = Some((text, bytes));
+                        self.partial = Some(partial);
                         continue;
                     }
-                    if text && std::str::from_utf8(&bytes).is_err() {
+                    if partial.text && partial.checked < partial.bytes.len() {
+                        // A character cut off by the message's end.
                         return Err(invalid_text());
                     }
-                    self.assembled = bytes;
+                    self.assembled = partial.bytes;
                     self.payload = Payload::Assembled;
-                    return Ok(Some(Incoming::Data { text }));
+                    return Ok(Some(Incoming::Data { text: partial.text }));
                 }
                 OPCODE_PING => {
                     let ping = self.rbuf[at..end].to_vec();
@@ -270,11 +289,23 @@ where
                 }
                 OPCODE_PONG => return Ok(Some(Incoming::Pong)),
                 OPCODE_CLOSE => {
-                    // The answer echoes the client's code (§5.5.1), or says 1002 for one no
-                    // endpoint may send (§7.4); a code-less close gets a code-less answer.
-                    let code = self.rbuf[at..end]
-                        .get(..2)
-                        .map(|c| u16::from_be_bytes([c[0], c[1]]));
+                    // A body is a two-byte code and a UTF-8 reason (§5.5.1). The answer
+                    // echoes the code, or says 1002 for one no endpoint may send (§7.4); a
+                    // code-less close gets a code-less answer.
+                    let body = &self.rbuf[at..end];
+                    let code = match body {
+                        [] => None,
+                        [_] => return Err(protocol_error("a close frame with a one-byte body")),
+                        [hi, lo, reason @ ..] => {
+                            if std::str::from_utf8(reason).is_err() {
+                                return Err(ReadError::Protocol {
+                                    code: close::INVALID_PAYLOAD,
+                                    reason: "a close reason that is not UTF-8",
+                                });
+                            }
+                            Some(u16::from_be_bytes([*hi, *lo]))
+                        }
+                    };
                     self.out.push(FIN | OPCODE_CLOSE);
                     match code {
                         Some(code) => {
@@ -291,7 +322,7 @@ where
                     self.closed = true;
                     return Ok(Some(Incoming::Close));
                 }
-                _ => return Err(protocol_error("an unknown opcode")),
+                _ => unreachable!("unknown opcodes are refused from the header"),
             }
         }
     }
@@ -303,14 +334,6 @@ where
         let [b0, b1, ..] = *bytes else {
             return Ok(None);
         };
-        if b0 & 0x70 != 0 {
-            return Err(protocol_error(
-                "reserved bits set (no extension was agreed)",
-            ));
-        }
-        if b1 & 0x80 == 0 {
-            return Err(protocol_error("an unmasked frame from a client"));
-        }
         let opcode = b0 & 0x0F;
         let (extra, len) = match b1 & 0x7F {
             126 => (
@@ -330,6 +353,27 @@ where
         let Some(len) = len else {
             return Ok(None);
         };
+        let header = 2 + extra + if b1 & 0x80 != 0 { 4 } else { 0 };
+        if bytes.len() < header {
+            return Ok(None);
+        }
+        // The checks in the order tungstenite makes them, so that a frame wrong in several
+        // ways closes with the same code: the opcode and the frame's size once its header is
+        // in, then the frame itself, then what it adds to a fragmented message.
+        if !matches!(opcode, 0x0..=0x2 | 0x8..=0xA) {
+            return Err(protocol_error("an unknown opcode"));
+        }
+        if len > MAX_WS_MESSAGE as u64 {
+            return Err(ReadError::TooLarge { len });
+        }
+        if b1 & 0x80 == 0 {
+            return Err(protocol_error("an unmasked frame from a client"));
+        }
+        if b0 & 0x70 != 0 {
+            return Err(protocol_error(
+                "reserved bits set (no extension was agreed)",
+            ));
+        }
         if opcode >= OPCODE_CLOSE && (b0 & FIN == 0 || len > 125) {
             return Err(protocol_error(
                 "a control frame fragmented or over 125 bytes",
@@ -337,16 +381,12 @@ where
         }
         // A continuation counts with what came before it; a control frame between fragments
         // does not.
-        let limit = match opcode {
-            OPCODE_CONTINUATION => {
-                MAX_WS_MESSAGE - self.partial.as_ref().map_or(0, |(_, b)| b.len())
+        if let (OPCODE_CONTINUATION, Some(partial)) = (opcode, &self.partial) {
+            let whole = partial.bytes.len() as u64 + len;
+            if whole > MAX_WS_MESSAGE as u64 {
+                return Err(ReadError::TooLarge { len: whole });
             }
-            _ => MAX_WS_MESSAGE,
-        };
-        if len > limit as u64 {
-            return Err(ReadError::TooLarge { len });
         }
-        let header = 2 + extra + 4;
         let len = usize::try_from(len).expect("under the limit");
         Ok((bytes.len() >= header + len).then_some((header, len)))
     }
@@ -385,6 +425,12 @@ where
         payload.extend_from_slice(&reason.as_bytes()[..cut]);
         frame_into(&mut self.out, OPCODE_CLOSE, &payload);
         self.closed = true;
+    }
+
+    /// The connection underneath.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) fn io(&self) -> &S {
+        &self.io
     }
 
     /// How many bytes are queued.
@@ -436,6 +482,17 @@ fn protocol_error(reason: &'static str) -> ReadError {
     ReadError::Protocol {
         code: close::PROTOCOL,
         reason,
+    }
+}
+
+/// How much of `bytes` is whole UTF-8 characters, checking on from `from` (a character's
+/// start): a character cut off at the end is left for more bytes; anything else not UTF-8 is
+/// refused (1007).
+fn utf8_checked(bytes: &[u8], from: usize) -> Result<usize, ReadError> {
+    match std::str::from_utf8(&bytes[from..]) {
+        Ok(_) => Ok(bytes.len()),
+        Err(e) if e.error_len().is_none() => Ok(from + e.valid_up_to()),
+        Err(_) => Err(invalid_text()),
     }
 }
 
@@ -656,6 +713,7 @@ mod tests {
         long_ping.extend_from_slice(&[0; 4 + 126]);
         let mut over = vec![0x82, 0x80 | 127];
         over.extend_from_slice(&((MAX_WS_MESSAGE as u64) + 1).to_be_bytes());
+        over.extend_from_slice(&[0, 0, 0, 0]);
         let cases: [(&str, Vec<u8>, Option<u16>); 8] = [
             (
                 "unmasked",
@@ -680,7 +738,7 @@ mod tests {
                 masked(0x81, &[0xff, 0xfe]),
                 Some(close::INVALID_PAYLOAD),
             ),
-            // Refused from its header, before any of the payload arrives.
+            // Refused from its header (the mask included), before any of the payload arrives.
             ("over the limit", over, None),
         ];
         // A message in endless empty fragments: never over the size limit, never a message.

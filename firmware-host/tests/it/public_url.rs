@@ -4,9 +4,12 @@
 //! name and the guest Wi-Fi network from the settings.
 //!
 //! The LAN test runs the server in a network namespace of its own, joined to this one by a
-//! veth pair with known addresses; it needs root (CI runs as root) and says so when skipped.
+//! veth pair with known addresses; it needs root: on CI (root) it fails without it, elsewhere
+//! it says so when skipped.
 
 use crate::support;
+
+use xo_client::privileged;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
@@ -123,15 +126,6 @@ fn url_ip(url: &str) -> Option<IpAddr> {
         .ok()
 }
 
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            == Some("0")
-    })
-}
-
 fn ip(args: &[&str]) {
     let out = Command::new("ip").args(args).output().expect("run ip");
     assert!(
@@ -220,8 +214,8 @@ static SUBNET: AtomicU32 = AtomicU32::new(0);
 
 #[tokio::test]
 async fn public_url_is_the_lan_ip_address_and_follows_a_dhcp_change() {
-    if !is_root() {
-        eprintln!("skipped: a network namespace needs root (CI runs as root)");
+    let test = "public_url_is_the_lan_ip_address_and_follows_a_dhcp_change";
+    if !privileged::root_or_skip(test, "a network namespace") {
         return;
     }
     let net = 200 + SUBNET.fetch_add(1, Ordering::Relaxed);
@@ -279,6 +273,7 @@ async fn public_url_is_the_lan_ip_address_and_follows_a_dhcp_change() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     drop(server);
+    privileged::ran("public_url");
 }
 
 #[tokio::test]

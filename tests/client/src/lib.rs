@@ -10,6 +10,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod privileged;
+
 use std::time::Duration;
 
 use engine::{Cell, Game, Mark};
