@@ -1,4 +1,4 @@
-//! Issue 16.3 through real processes: `firmware-host install-update` and the image's launcher
+//! Updates through real processes: `firmware-host install-update` and the image's launcher
 //! (`cross/image/overlay/usr/local/sbin/xo-launch`), with real binaries and real data dirs.
 //!
 //! The tests marked `ignore` need a second build of this server with a newer version, which
@@ -316,9 +316,19 @@ struct Launcher {
 
 impl Launcher {
     fn start(data: &Path, drop_file: &Path, healthy_within: u32) -> Launcher {
+        Launcher::start_with(data, drop_file, healthy_within, &[])
+    }
+
+    fn start_with(
+        data: &Path,
+        drop_file: &Path,
+        healthy_within: u32,
+        env: &[(&str, &str)],
+    ) -> Launcher {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, spare_port()));
         let log = data.with_extension(format!("launch-{}.log", addr.port()));
         let child = Command::new(launcher())
+            .envs(env.iter().copied())
             .env("XO_DATA_DIR", data)
             .env("XO_BIND", addr.to_string())
             .env("XO_LAUNCH_BUILTIN", BIN)
@@ -359,6 +369,38 @@ impl Launcher {
 
     fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Sends `signal` to the server the launcher runs (not to the launcher), and returns the
+    /// launcher's exit status and log once it has exited after it.
+    fn signal_server(mut self, signal: &str) -> (std::process::ExitStatus, String) {
+        let launcher = self.child.id().to_string();
+        let children = Command::new("pgrep")
+            .args(["-P", &launcher])
+            .output()
+            .expect("pgrep");
+        let server = String::from_utf8_lossy(&children.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap_or_else(|| panic!("the launcher runs no server:\n{}", self.log()))
+            .to_owned();
+        let sent = Command::new("kill")
+            .args([signal, &server])
+            .status()
+            .expect("kill");
+        assert!(sent.success());
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return (status, self.log());
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the launcher did not exit after its server:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// SIGTERM, as systemd stops the unit: the launcher passes it on and exits with the
@@ -535,6 +577,93 @@ async fn launcher_rolls_back_when_the_newest_is_not_healthy() {
         firmware_host::VERSION
     );
     own.stop();
+}
+
+#[tokio::test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+async fn launcher_rolls_back_a_version_that_keeps_crashing_after_it_became_healthy() {
+    let (next, version) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let out = install_update(&next, &data);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let settings = [
+        ("XO_LAUNCH_CRASHES", "3"),
+        ("XO_LAUNCH_CRASH_MINUTES", "10"),
+    ];
+    let no_drop = dir.path().join("no-drop");
+    let start = || Launcher::start_with(&data, &no_drop, 30, &settings);
+
+    // An orderly exit of the server (as after an owner's restart) is no crash.
+    let mut launcher = start();
+    assert_eq!(
+        launcher.healthy_version(Duration::from_secs(60)).await,
+        version
+    );
+    let (status, log) = launcher.signal_server("-TERM");
+    assert!(status.success(), "{status}:\n{log}");
+    assert!(!log.contains("crashed"), "{log}");
+
+    // Three crashes after it became healthy (as systemd starts the launcher again each time):
+    // the third marks it bad.
+    for crash in 1..=3 {
+        let mut launcher = start();
+        assert_eq!(
+            launcher.healthy_version(Duration::from_secs(60)).await,
+            version,
+            "start {crash}"
+        );
+        let (status, log) = launcher.signal_server("-KILL");
+        assert!(!status.success(), "{log}");
+        assert!(
+            log.contains(&format!(
+                "version {version} crashed ({crash} in the last 10 minutes)"
+            )),
+            "{log}"
+        );
+        assert_eq!(
+            update::status(&data).bad.contains(&version),
+            crash == 3,
+            "after crash {crash}:\n{log}"
+        );
+    }
+    let status = update::status(&data);
+    let rollback = status.last_rollback.expect("rollback.json");
+    assert_eq!(
+        (rollback.from.as_str(), rollback.to.as_str()),
+        (version.as_str(), firmware_host::VERSION)
+    );
+    assert_eq!(
+        rollback.reason,
+        "it crashed 3 times within 10 minutes after it became healthy"
+    );
+
+    // The next start runs the previous version, which crashing does not mark bad.
+    let mut own = start();
+    assert_eq!(
+        own.healthy_version(Duration::from_secs(60)).await,
+        firmware_host::VERSION
+    );
+    for _ in 0..3 {
+        let (status, log) = own.signal_server("-KILL");
+        assert!(!status.success(), "{log}");
+        own = start();
+        assert_eq!(
+            own.healthy_version(Duration::from_secs(60)).await,
+            firmware_host::VERSION,
+            "the image's own binary keeps running"
+        );
+    }
+    own.stop();
+    assert!(
+        !update::status(&data)
+            .bad
+            .contains(&firmware_host::VERSION.to_owned())
+    );
 }
 
 #[tokio::test]
