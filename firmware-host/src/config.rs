@@ -209,6 +209,13 @@ pub struct Cli {
     /// scripts and tests that start the server with port 0.
     #[arg(long, env = "XO_PORT_FILE", value_name = "FILE")]
     pub port_file: Option<PathBuf>,
+
+    /// While the kiosk has no owner, write a new one-time owner code at every start to this
+    /// file (for a kiosk without a screen: on the image, a file on the boot partition that
+    /// any computer can read), and show it on the status display. The file is removed once
+    /// an owner exists.
+    #[arg(long, env = "XO_OWNER_CODE_OUT", value_name = "FILE")]
+    pub owner_code_out: Option<PathBuf>,
 }
 
 /// What the server needs to start; built from [`Cli`] or directly by tests.
@@ -240,6 +247,8 @@ pub struct Config {
     /// A `status_display::Backend` spec, or `None` for no display.
     pub display: Option<String>,
     pub port_file: Option<PathBuf>,
+    /// See [`Cli::owner_code_out`].
+    pub owner_code_out: Option<PathBuf>,
     /// See [`Cli::guest_wifi_ssid`].
     pub guest_wifi: Option<GuestWifi>,
     /// See [`Cli::default_language`].
@@ -265,6 +274,7 @@ impl Config {
             public_url: None,
             display: None,
             port_file: None,
+            owner_code_out: None,
             guest_wifi: None,
             default_language: Language::En,
         }
@@ -289,6 +299,7 @@ impl From<&Cli> for Config {
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),
             port_file: cli.port_file.clone(),
+            owner_code_out: cli.owner_code_out.clone(),
             guest_wifi: cli
                 .guest_wifi_ssid
                 .as_ref()

@@ -58,6 +58,7 @@ pub fn current_status(app: &App) -> Status {
         rooms_playing: count(stats.rooms_playing),
         uptime_s: app.started.elapsed().as_secs(),
         storage: storage_warning(&app.store.health()),
+        owner_code: app.owner_codes.live_boot_code(),
     }
 }
 

@@ -8,6 +8,14 @@
 //! burst of guesses (held, then released together) can check at most that many: the odds of
 //! guessing one are 5 in 10⁸. Codes are kept as SHA-256 hashes.
 //!
+//! A kiosk without a screen (AP2): holding the card is physical presence too. With
+//! `--owner-code-out FILE`, a server that starts while the kiosk has no owner mints a *boot
+//! code* and writes it, with how to use it, to FILE (on the image, a file on the boot
+//! partition that any computer reads); the status display shows it too. It lasts until it is
+//! used, until an owner exists by any code (then FILE is removed), or until the next start,
+//! which writes a fresh one. Like every code it is spent by [`WRONG_GUESSES`] wrong guesses:
+//! a restart brings a new one.
+//!
 //! The CLI and a running server agree through a file, not the database (redb lets one
 //! process open the file): `owner-code` writes [`CODE_FILE`] in the data directory (the hash
 //! and the expiry, written to a temporary file and renamed), and the server takes it in at
@@ -51,6 +59,9 @@ struct Pending {
     from_kiosk: bool,
 }
 
+/// A boot code lives until it is used, spent or replaced by the next start's.
+const BOOT_CODE_EXPIRES_MS: u64 = u64::MAX;
+
 /// A code taken by a claim: spent unless [`OwnerCodes::give_back`] returns it (the claim
 /// could not be stored).
 #[derive(Debug)]
@@ -70,6 +81,8 @@ pub enum CodeRefused {
 pub struct OwnerCodes {
     data_dir: PathBuf,
     pending: Mutex<Vec<Pending>>,
+    /// This start's boot code in clear, for the status display, while it is live.
+    boot: Mutex<Option<String>>,
 }
 
 fn hash(code: &str) -> [u8; 32] {
@@ -133,13 +146,50 @@ impl OwnerCodes {
         OwnerCodes {
             data_dir: data_dir.to_owned(),
             pending: Mutex::new(Vec::new()),
+            boot: Mutex::new(None),
+        }
+    }
+
+    /// A new boot code (AP2), replacing an earlier one: live until used, spent or replaced.
+    pub fn boot_code(&self) -> String {
+        let code = new_code();
+        let mut boot = lock(&self.boot);
+        let mut pending = self.lock();
+        if let Some(old) = boot.take() {
+            let old = hash(&old);
+            pending.retain(|p| p.hash != old);
+        }
+        pending.push(Pending {
+            hash: hash(&code),
+            expires_ms: BOOT_CODE_EXPIRES_MS,
+            wrong: 0,
+            from_kiosk: false,
+        });
+        *boot = Some(code.clone());
+        code
+    }
+
+    /// The boot code while it is still live, for the status display.
+    pub fn live_boot_code(&self) -> Option<String> {
+        let boot = lock(&self.boot);
+        let code = boot.as_ref()?;
+        let wanted = hash(code);
+        self.lock()
+            .iter()
+            .any(|p| p.hash == wanted)
+            .then(|| code.clone())
+    }
+
+    /// An owner exists: the boot code is no longer needed.
+    pub fn forget_boot_code(&self) {
+        if let Some(code) = lock(&self.boot).take() {
+            let spent = hash(&code);
+            self.lock().retain(|p| p.hash != spent);
         }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Pending>> {
-        self.pending
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.pending)
     }
 
     /// A new code for the kiosk's screen; it replaces the kiosk's earlier one.
@@ -224,6 +274,49 @@ impl OwnerCodes {
     }
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What the boot code's file says.
+fn boot_code_text(code: &str) -> String {
+    format!(
+        "XO Kiosk owner code: {} {}\n\n\
+         This kiosk has no owner yet. On a phone, open the kiosk's address (the QR code on its\n\
+         screen or status display), register or sign in, open Owner and enter this code. It\n\
+         works once. A new code is written here at every start until the kiosk has an owner;\n\
+         then this file is removed.\n",
+        &code[..4],
+        &code[4..]
+    )
+}
+
+/// Writes a new boot code to `path` when the kiosk has no owner, else removes `path` (AP2).
+/// Written to a temporary file and renamed, so the file is never half a code.
+pub fn publish_boot_code(codes: &OwnerCodes, path: &Path, has_owner: bool) -> std::io::Result<()> {
+    if has_owner {
+        codes.forget_boot_code();
+        return remove_boot_code_file(path);
+    }
+    let code = codes.boot_code();
+    let tmp = path.with_extension("tmp");
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(boot_code_text(&code).as_bytes())?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&tmp, path)
+}
+
+/// Removes the boot code's file (gone already is fine).
+pub fn remove_boot_code_file(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// A new password reset code for an owner to read out, and the hash the store keeps of it
 /// (`store::reset_codes`: one per account, expiring after [`RESET_LIFE`], spent after
 /// [`WRONG_GUESSES`] wrong guesses, kept across restarts).
@@ -287,6 +380,47 @@ mod tests {
         assert!(codes.redeem(&code, 10).is_ok());
         assert!(!dir.path().join(CODE_FILE).exists());
         assert!(codes.redeem(&code, 10).is_err());
+    }
+
+    #[test]
+    fn a_boot_code_outlives_the_kiosk_codes_and_is_replaced_at_the_next_start() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let codes = OwnerCodes::new(dir.path());
+        let first = codes.boot_code();
+        assert_eq!(codes.live_boot_code().as_deref(), Some(first.as_str()));
+        // The next start's code replaces it.
+        let second = codes.boot_code();
+        assert!(codes.redeem(&first, 10).is_err());
+        // Days later it still works, once.
+        let days = 30 * 24 * 3600 * 1000;
+        assert!(codes.redeem(&second, days).is_ok());
+        assert_eq!(codes.live_boot_code(), None, "spent on use");
+        assert!(codes.redeem(&second, days).is_err());
+    }
+
+    #[test]
+    fn a_boot_code_is_forgotten_once_an_owner_exists_and_its_file_removed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("owner-code.txt");
+        let codes = OwnerCodes::new(dir.path());
+        publish_boot_code(&codes, &file, false).expect("written");
+        let text = std::fs::read_to_string(&file).expect("read");
+        let code = codes.live_boot_code().expect("live");
+        assert!(
+            text.starts_with(&format!(
+                "XO Kiosk owner code: {} {}\n",
+                &code[..4],
+                &code[4..]
+            )),
+            "{text}"
+        );
+        assert!(!dir.path().join("owner-code.tmp").exists());
+        publish_boot_code(&codes, &file, true).expect("removed");
+        assert!(!file.exists());
+        assert_eq!(codes.live_boot_code(), None);
+        assert!(codes.redeem(&code, 10).is_err());
+        // Removing a file that is not there is fine.
+        publish_boot_code(&codes, &file, true).expect("nothing to remove");
     }
 
     #[test]

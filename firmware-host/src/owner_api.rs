@@ -400,6 +400,12 @@ async fn claim(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiR
         return Err(e.into());
     }
     tracing::info!(target: "owner", %peer, user = account.id, username = account.name, action = "became an owner", "owner action");
+    app.owner_codes.forget_boot_code();
+    if let Some(path) = &app.config.owner_code_out {
+        if let Err(e) = owner::remove_boot_code_file(path) {
+            tracing::error!(error = %e, path = %path.display(), "cannot remove the owner code file");
+        }
+    }
     owners(app, account).await
 }
 

@@ -93,6 +93,24 @@ impl Server {
             },
         );
 
+        // Before the server answers: the code is in its file by the time anyone can use it.
+        let owner_codes = crate::owner::OwnerCodes::new(&config.data_dir);
+        if let Some(path) = &config.owner_code_out {
+            let has_owner = !store
+                .owners_blocking()
+                .context("reading the owners")?
+                .is_empty();
+            // The boot partition may be read-only or missing: the kiosk starts all the same.
+            match crate::owner::publish_boot_code(&owner_codes, path, has_owner) {
+                Ok(()) if has_owner => {}
+                Ok(()) => {
+                    tracing::info!(path = %path.display(), "no owner yet: an owner code is written for whoever holds the card")
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, path = %path.display(), "cannot write the owner code file")
+                }
+            }
+        }
         let listener =
             listen(config.bind).with_context(|| format!("cannot bind {}", config.bind))?;
         let addr = listener.local_addr().context("bound address")?;
@@ -109,7 +127,6 @@ impl Server {
             limit.saturating_sub(baseline + FD_RESERVE)
         });
         tracing::info!(?shed_at, "connections shed near the open-files limit");
-        let owner_codes = crate::owner::OwnerCodes::new(&config.data_dir);
         let app = Arc::new(App {
             store,
             config,

@@ -33,6 +33,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         rooms_playing: 5,
         uptime_s: 3 * 86_400 + 4 * 3600 + 12 * 60,
         storage: None,
+        owner_code: None,
     })?;
     let size = display.size();
     println!("{backend}: {}x{} updated", size.width, size.height);

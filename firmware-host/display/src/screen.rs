@@ -227,14 +227,20 @@ where
             ["Rooms playing", "Playing", "Play"],
             status.rooms_playing.to_string(),
         ),
-        match status.storage {
-            None => (
-                ["Uptime", "Uptime", "Up"],
-                Uptime(status.uptime_s).to_string(),
-            ),
-            Some(warning) => (
+        // The card's trouble first (no owner can be added while writes fail), then the
+        // owner code, else the uptime.
+        match (status.storage, &status.owner_code) {
+            (Some(warning), _) => (
                 ["Card degraded", "Degraded", "Card"],
                 warning.word().to_owned(),
+            ),
+            (None, Some(code)) if code.len() == 8 => (
+                ["Owner code", "Owner", "Own"],
+                format!("{} {}", &code[..4], &code[4..]),
+            ),
+            (None, _) => (
+                ["Uptime", "Uptime", "Up"],
+                Uptime(status.uptime_s).to_string(),
             ),
         },
     ];

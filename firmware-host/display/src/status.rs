@@ -19,6 +19,9 @@ pub struct Status {
     /// What is wrong with the card, if anything; shown instead of the uptime, so that the
     /// owner sees it at a glance.
     pub storage: Option<StorageWarning>,
+    /// A one-time owner code while the kiosk has no owner (eight digits), shown instead of
+    /// the uptime: whoever can read the screen holds the kiosk.
+    pub owner_code: Option<String>,
 }
 
 /// Why the server reports itself degraded because of its card (`/api/health`).

@@ -34,6 +34,7 @@ fn oled_large_figures_match_snapshot() {
         rooms_playing: 99_999,
         uptime_s: 1000 * 86_400 + 23 * 3600 + 59 * 60,
         storage: None,
+        owner_code: None,
     };
     assert_snapshot("oled-large-figures", &render_oled(&status));
 }
@@ -81,7 +82,7 @@ fn tft_long_address_matches_snapshot() {
     );
 }
 
-/// A failing card replaces the uptime line: the owner sees "degraded" at a glance (issue 10.2).
+/// A failing card replaces the uptime line: the owner sees "degraded" at a glance.
 #[test]
 fn oled_degraded_storage_matches_snapshot() {
     let status = Status {
@@ -100,5 +101,51 @@ fn tft_nearly_full_card_matches_snapshot() {
     assert_snapshot(
         "tft-320x240-degraded",
         &render_tft(&status, Size::new(320, 240)),
+    );
+}
+
+/// A kiosk without an owner shows a one-time owner code instead of the uptime (AP2): whoever
+/// can read the screen holds the kiosk.
+#[test]
+fn oled_owner_code_matches_snapshot() {
+    let status = Status {
+        owner_code: Some("12345678".into()),
+        ..status(DEFAULT_ADDRESS)
+    };
+    assert_snapshot("oled-owner-code", &render_oled(&status));
+}
+
+#[test]
+fn tft_owner_code_matches_snapshot() {
+    let status = Status {
+        owner_code: Some("12345678".into()),
+        ..status(DEFAULT_ADDRESS)
+    };
+    assert_snapshot(
+        "tft-320x240-owner-code",
+        &render_tft(&status, Size::new(320, 240)),
+    );
+}
+
+/// The card's trouble comes first: no owner can be added while writes fail.
+#[test]
+fn a_failing_card_is_shown_before_the_owner_code() {
+    let failing = Status {
+        storage: Some(StorageWarning::Failing),
+        ..status(DEFAULT_ADDRESS)
+    };
+    let both = Status {
+        owner_code: Some("12345678".into()),
+        ..failing.clone()
+    };
+    assert_eq!(
+        render_oled(&both)
+            .to_grayscale_output_image(&Default::default())
+            .as_image_buffer()
+            .into_raw(),
+        render_oled(&failing)
+            .to_grayscale_output_image(&Default::default())
+            .as_image_buffer()
+            .into_raw(),
     );
 }

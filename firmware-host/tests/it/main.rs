@@ -21,6 +21,7 @@ mod http_read_endpoints;
 mod http_websocket;
 mod lobby_updates;
 mod owner_backup;
+mod owner_boot_code;
 mod owner_http;
 mod owner_settings;
 mod owner_update;

@@ -30,6 +30,7 @@ pub fn status(address: &str) -> Status {
         rooms_playing: 5,
         uptime_s: 3 * 86_400 + 4 * 3600 + 12 * 60 + 7,
         storage: None,
+        owner_code: None,
     }
 }
 
