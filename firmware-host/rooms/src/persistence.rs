@@ -103,7 +103,8 @@ pub trait Persistence: Send + Sync + 'static {
     /// Stores a finished game durably. When it is rated, the same write transaction also
     /// updates both players' ratings, points and win/draw/loss counts on that game's ladder
     /// (P3), and the updates are returned in X, O order. Unrated games return no updates; a
-    /// game without a registered player is not written at all (issue 10.3).
+    /// game without a registered player is not written at all. Rooms call it from one place,
+    /// `results`, which keeps and retries a result the card cannot take yet.
     fn commit_game(&self, game: &FinishedGame) -> StoreFuture<Vec<RatingUpdate>>;
 
     /// The current rating of each user on `game`'s ladder (E1: 1200 before any rated game).
