@@ -50,7 +50,7 @@ pub(crate) fn spawn(
     let id = handle.id.clone();
     // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
     // its saved state stays for the next start. Caught in the room's own task rather than by
-    // a second task awaiting it: one task fewer per game (issue 13). A combinator, not an
+    // a second task awaiting it: one task fewer per game. A combinator, not an
     // `async` block awaiting the room's future: that would hold the future (4 KB) twice, as
     // the block's captured value and as the value it awaits.
     let me = handle.weak();
@@ -207,7 +207,7 @@ async fn run(
     // One timer for the move clock, the idle close and the save,
     // set to the earliest of them. A deadline that moved later (every move moves the clock's)
     // leaves it as it is: it fires early, finds nothing due and is set again. So a move costs
-    // no timer made, registered and cancelled (issue 13); it never fires late.
+    // no timer made, registered and cancelled; it never fires late.
     let alarm = tokio::time::sleep_until(Instant::now());
     tokio::pin!(alarm);
     let mut armed: Option<Instant> = None;

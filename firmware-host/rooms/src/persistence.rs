@@ -22,7 +22,7 @@ pub struct Identity {
     /// hash); `None` for guests. [`crate::Hub::end_session`] closes the connections opened
     /// with it.
     pub session: Option<String>,
-    /// The browser's device token (issue 11.2's device cookie), `None` when it has none. A kick
+    /// The browser's device token (the device cookie), `None` when it has none. A kick
     /// bans it from the room with the account and the guest id (M3.5).
     pub device: Option<String>,
     /// The client's network address, `None` when it has none (an in-process connection).
@@ -132,6 +132,6 @@ pub trait Persistence: Send + Sync + 'static {
     fn load_rooms_blocking(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError>;
 
     /// Whether a new room may not take `room_id` because a stored game uses it (or a game id
-    /// derived from it), so that a new room never clashes with an old game (issue 10.4).
+    /// derived from it), so that a new room never clashes with an old game.
     fn room_id_taken_blocking(&self, room_id: &str) -> Result<bool, StoreError>;
 }
