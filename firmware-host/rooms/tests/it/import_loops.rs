@@ -11,8 +11,9 @@
 //! or a name the module imported. A path leads to the file that defines what it names: through
 //! the `use` items of the modules on the way (a re-export `pub use writer::Op` in `store/mod.rs`
 //! sends `crate::store::Op` on to `store/writer.rs`), so a façade that re-exports is not a loop
-//! by itself. `super::` inside an inline module (`mod tests {`) names its own file, which is no
-//! edge. `mod` declarations and `pub(in crate::x)` are not imports.
+//! by itself; a `pub use` of the module's own descendants is no more an import than the `mod`
+//! declaring them. `super::` inside an inline module (`mod tests {`) names its own file, which
+//! is no edge. `mod` declarations and `pub(in crate::x)` are not imports.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
