@@ -20,9 +20,20 @@
 //! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
 //!   the identity of a connection.
 //! - [`throttle`]: sign-in and registration attempts, counted when admitted.
-//! - [`store`]: the redb store with its single group-committing writer (room saves durable
-//!   within a second, healing after a card failure), the card's health, schema migrations;
-//!   implements [`rooms::Persistence`].
+//! - [`store`]: the redb store, one module per noun with its tables, writes and reads (its own
+//!   `# Layout` lists them bottom up); implements [`rooms::Persistence`]. Where each storage
+//!   rule lives:
+//!   - P3 a rated result (record, both ratings, points) in one transaction, E2 only M3 games
+//!     rated, unrated games bounded a player: `store/games.rs` (`commit_in`).
+//!   - P3 one writer, group commit, room saves durable within a second, healing after a card
+//!     failure: `store/writer.rs`; the card's health: `store/health.rs`.
+//!   - P3 a result kept and retried while the card fails: `rooms`' `results.rs`.
+//!   - A1 unique names, registering signs in: `store/accounts.rs`; A2 sessions, at most 20 a
+//!     player: `store/sessions.rs`; open rooms: `store/open_rooms.rs`.
+//!   - O1 owners, O2 account removal and renames: `store/owners.rs`; O2 seasons:
+//!     `store/seasons.rs`; reset codes: `store/reset_codes.rs`; settings:
+//!     `store/settings.rs`; O3 backup and restore: `store/backup.rs`.
+//!   - O4 data of every earlier version opens: `store/schema.rs` (and `tests/fixtures/`).
 //! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
 //! - [`assets`]: the UI files embedded at build time.
 //! - [`display`]: the optional status display thread (P5).

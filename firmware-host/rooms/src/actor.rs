@@ -1,7 +1,9 @@
 //! The room actor: one tokio task owns one [`Room`], its clock and its bot (STYLE 6). It
 //! receives [`RoomMsg`]s on a channel, runs them through the pure state machine, and carries
-//! out the resulting effects: snapshots and events to connections, storage on blocking
-//! threads, lobby updates, messages to other rooms.
+//! out the resulting effects: snapshots and events to connections, lobby updates, messages to
+//! other rooms, its state to its saver and a finished game to `results`. It never waits on
+//! the card: the store's answer about a result comes back as a message
+//! ([`RoomMsg::Stored`]), and the room serves everyone meanwhile.
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -9,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
-use protocol::records::{FinishedGame, RatingUpdate, UserId};
+use protocol::records::{FinishedGame, UserId};
 use protocol::{
     CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, RoomSummary, SeatsJson, ServerMsg,
 };
@@ -17,10 +19,11 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, sleep_until};
+use tokio::time::Instant;
 
 use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, SharedMsg, SharedRoom, ToSession};
 use crate::persistence::Persistence;
+use crate::results::{self, Answer, Stored};
 use crate::room::passcode;
 use crate::room::{Audience, Bans, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
@@ -47,13 +50,14 @@ pub(crate) fn spawn(
     let id = handle.id.clone();
     // A room that panicked (a bug) must not linger in the lobby or hold its players' seats;
     // its saved state stays for the next start. Caught in the room's own task rather than by
-    // a second task awaiting it: one task fewer per game (issue 13). A combinator, not an
+    // a second task awaiting it: one task fewer per game. A combinator, not an
     // `async` block awaiting the room's future: that would hold the future (4 KB) twice, as
     // the block's captured value and as the value it awaits.
+    let me = handle.weak();
     let task = {
         let shared = shared.clone();
         tokio::spawn(
-            AssertUnwindSafe(run(room, listed, initial, rx, shared.clone(), restored))
+            AssertUnwindSafe(run(room, listed, initial, rx, me, shared.clone(), restored))
                 .catch_unwind()
                 .map(move |ran| {
                     if ran.is_err() {
@@ -135,8 +139,16 @@ struct Actor {
     /// ([`SAVE_COALESCE`] after the first change): serialised then, once, not at every move.
     save_due: Option<Instant>,
     closed: bool,
-    /// A rated result the store could not take yet (issue 10.2).
-    pending: Option<PendingResult>,
+    /// The result whose store's answer the room waits for (`results`).
+    result: Option<Awaited>,
+    /// Intents that would change or replace the finished game, held while its result's
+    /// first answer is awaited, and served in order once it came (see [`Actor::defers`]).
+    deferred: VecDeque<Box<IntentMsg>>,
+    /// This room's address, for the answers of its results (it does not keep the queue open).
+    me: mpsc::WeakSender<RoomMsg>,
+    /// The snapshot of the change that ended the game, held until its result's first answer,
+    /// with the connection and request id it answers.
+    held: Option<Option<(ConnId, Option<RequestId>)>>,
     /// The summary and bans the lobby holds for this room (only this actor changes them): a
     /// snapshot that leaves them as they were (every move) does not take the lobby's lock.
     listed: (RoomSummary, Bans),
@@ -149,72 +161,24 @@ struct Actor {
     seats_json: SeatsJson,
 }
 
-/// First wait before storing a pending result again; it doubles up to [`RETRY_MAX`].
-const RETRY_FIRST: Duration = Duration::from_millis(500);
-/// Longest wait between two attempts: the store heals within about a second of the card
-/// working again, so a result is stored a few seconds after that at the latest.
-const RETRY_MAX: Duration = Duration::from_secs(5);
-
-/// A rated result kept in memory while the card cannot write: retried until stored, never
-/// turned into an unrated result (lost only if the server stops first).
-struct PendingResult {
-    game: FinishedGame,
-    retry_at: Instant,
-    backoff: Duration,
+/// A finished game whose result is being stored.
+struct Awaited {
+    /// The game's id: an answer about another game (one undone since) is not this one's.
+    game: String,
+    /// The store could not take it yet: shown as pending, retried by `results`.
+    pending: bool,
 }
 
-impl PendingResult {
-    fn new(game: FinishedGame) -> PendingResult {
-        PendingResult {
-            game,
-            retry_at: Instant::now() + RETRY_FIRST,
-            backoff: RETRY_FIRST,
-        }
-    }
-
-    fn later(mut self) -> PendingResult {
-        self.backoff = (self.backoff * 2).min(RETRY_MAX);
-        self.retry_at = Instant::now() + self.backoff;
-        self
-    }
-}
-
-/// Goes on storing a pending result after its room closed, until it is stored or the server
-/// stops.
-fn keep_retrying(shared: &Arc<Shared>, pending: PendingResult) {
-    let store = shared.store.clone();
-    let mut stopping = shared.stopping.subscribe();
-    let task = tokio::spawn(async move {
-        let mut pending = pending;
-        loop {
-            tokio::select! {
-                () = sleep_until(pending.retry_at) => {}
-                _ = stopping.wait_for(|stop| *stop) => {
-                    tracing::error!(room = %pending.game.id, "server stopping: a rated result was never stored");
-                    return;
-                }
-            }
-            match store.commit_game(&pending.game).await {
-                Ok(_) => {
-                    tracing::info!(room = %pending.game.id, "pending result stored after its room closed");
-                    return;
-                }
-                Err(e) if e.is_unavailable() => pending = pending.later(),
-                Err(e) => {
-                    tracing::error!(room = %pending.game.id, error = %e, "pending result refused by the store");
-                    return;
-                }
-            }
-        }
-    });
-    shared.track(task);
-}
+/// Most intents held while a result's first answer is awaited; more are served at once (a
+/// stale answer is recognised by its game's id whatever happens meanwhile).
+const DEFERRED_MAX: usize = 32;
 
 async fn run(
     room: Room,
     listed: RoomSummary,
     initial: Vec<Effect>,
     mut rx: mpsc::Receiver<RoomMsg>,
+    me: mpsc::WeakSender<RoomMsg>,
     shared: Arc<Shared>,
     restored: bool,
 ) {
@@ -227,7 +191,10 @@ async fn run(
         restored,
         save_due: None,
         closed: false,
-        pending: None,
+        result: None,
+        deferred: VecDeque::new(),
+        me,
+        held: None,
         // What `Lobby::insert` stored.
         listed: (listed, Bans::default()),
         listed_viewed: !restored,
@@ -237,10 +204,10 @@ async fn run(
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
     let mut shutdown_done = None;
-    // One timer for the move clock, the idle close, the pending result's retry and the save,
+    // One timer for the move clock, the idle close and the save,
     // set to the earliest of them. A deadline that moved later (every move moves the clock's)
     // leaves it as it is: it fires early, finds nothing due and is set again. So a move costs
-    // no timer made, registered and cancelled (issue 13); it never fires late.
+    // no timer made, registered and cancelled; it never fires late.
     let alarm = tokio::time::sleep_until(Instant::now());
     tokio::pin!(alarm);
     let mut armed: Option<Instant> = None;
@@ -267,9 +234,8 @@ async fn run(
         };
         let idle = (actor.room.is_empty() && !(online && actor.room.phase() == Phase::Playing))
             .then(|| empty_since + after);
-        let retry = actor.pending.as_ref().map(|p| p.retry_at);
         let save = actor.save_due;
-        let next = [clock, idle, retry, save].into_iter().flatten().min();
+        let next = [clock, idle, save].into_iter().flatten().min();
         if let Some(next) = next
             && armed.is_none_or(|at| next < at)
         {
@@ -281,16 +247,8 @@ async fn run(
                 let Some(msg) = msg else { break };
                 let was_viewed = !actor.room.is_empty();
                 match msg {
-                    RoomMsg::Intent(msg) => {
-                        let IntentMsg { member, intent, id, outbox, accepted } = *msg;
-                        let conn = member.conn;
-                        actor.intent(member, intent, id, outbox).await;
-                        if let Some(accepted) = accepted {
-                            let viewing = !actor.closed && actor.outboxes.contains_key(&conn);
-                            // The session may have gone meanwhile; then nobody asks.
-                            accepted.send(viewing).ok();
-                        }
-                    }
+                    RoomMsg::Intent(msg) => actor.take_intent(msg).await,
+                    RoomMsg::Stored(stored) => actor.stored(*stored).await,
                     RoomMsg::Disconnect { conn } => {
                         actor.outboxes.remove(&conn);
                         let fx = actor.room.disconnect(conn);
@@ -342,8 +300,6 @@ async fn run(
                         rated: &*actor.shared,
                     });
                     actor.carry_out(fx, None).await;
-                } else if due(retry) {
-                    actor.retry_pending().await;
                 } else if due(idle) {
                     actor.carry_out(vec![Effect::Close(CloseReason::Idle)], None).await;
                 }
@@ -358,20 +314,14 @@ async fn run(
             reason: CloseReason::Shutdown,
         }));
     }
-    if let Some(pending) = actor.pending.take() {
-        // Stopping: one last try; a card that still fails loses this result (as a power cut
-        // would), which the log says.
-        match actor.shared.store.commit_game(&pending.game).await {
-            Ok(_) => tracing::info!(room = %pending.game.id, "pending result stored at shutdown"),
-            Err(e) => {
-                tracing::error!(room = %pending.game.id, error = %e, "a rated result was never stored")
-            }
-        }
-    }
     // No intent is dropped unanswered: new sends now fail (the session answers `room_closed`),
     // and what is already queued is answered here.
     rx.close();
-    while let Ok(msg) = rx.try_recv() {
+    let deferred = std::mem::take(&mut actor.deferred)
+        .into_iter()
+        .map(RoomMsg::Intent);
+    let queued = std::iter::from_fn(|| rx.try_recv().ok());
+    for msg in deferred.chain(queued) {
         match msg {
             RoomMsg::Intent(msg) => {
                 let IntentMsg { id, outbox, .. } = *msg;
@@ -386,10 +336,13 @@ async fn run(
                 // Closed rooms are deleted, not saved; the hub only waits.
                 done.send(()).ok();
             }
+            // A result's answer after the room stopped: `results` has stored it (or keeps
+            // trying), and nobody is left to tell.
             RoomMsg::Disconnect { .. }
             | RoomMsg::Vacate(_)
             | RoomMsg::CloseIfIdle
-            | RoomMsg::Close(_) => {}
+            | RoomMsg::Close(_)
+            | RoomMsg::Stored(_) => {}
         }
     }
     if actor.save_due.is_some() {
@@ -410,6 +363,104 @@ async fn run(
 }
 
 impl Actor {
+    /// Serves an intent, or holds it while the finished game's result is first being stored
+    /// ([`Actor::defers`]).
+    async fn take_intent(&mut self, msg: Box<IntentMsg>) {
+        if self.defers(&msg) {
+            self.deferred.push_back(msg);
+            return;
+        }
+        let IntentMsg {
+            member,
+            intent,
+            id,
+            outbox,
+            accepted,
+        } = *msg;
+        let conn = member.conn;
+        self.intent(member, intent, id, outbox).await;
+        if let Some(accepted) = accepted {
+            let viewing = !self.closed && self.outboxes.contains_key(&conn);
+            // The session may have gone meanwhile; then nobody asks.
+            accepted.send(viewing).ok();
+        }
+    }
+
+    /// Whether `msg` waits for the result's first answer. The room serves everyone while its
+    /// result is stored (views, joins, spectators, its players' presence); only what would
+    /// change or replace the finished game (an undo, play again, a rematch) waits, so that its
+    /// players see the result before what follows it, as they would if the card were
+    /// instant. A later intent of a connection with one waiting waits too, to keep its order.
+    /// Once the result is pending (the card fails), nothing waits any more.
+    fn defers(&self, msg: &IntentMsg) -> bool {
+        let awaiting = self.result.as_ref().is_some_and(|r| !r.pending);
+        let replaces = matches!(
+            msg.intent,
+            Intent::Undo | Intent::PlayAgain | Intent::OfferRematch | Intent::AnswerRematch { .. }
+        );
+        let behind = self
+            .deferred
+            .iter()
+            .any(|d| d.member.conn == msg.member.conn);
+        awaiting && (replaces || behind) && self.deferred.len() < DEFERRED_MAX
+    }
+
+    /// The store's answer about a result (`results`): announced with its rating changes,
+    /// shown as pending, or announced without them when refused. Then the intents held for
+    /// it are served.
+    async fn stored(&mut self, stored: Stored) {
+        let Some(awaited) = self.result.as_mut().filter(|r| r.game == stored.game) else {
+            // A game undone meanwhile: its record is stored, but the room shows another.
+            tracing::debug!(room = %self.room.id(), game = %stored.game, "answer for a game the room no longer shows");
+            return;
+        };
+        let mut fx = match stored.answer {
+            Answer::Pending => {
+                awaited.pending = true;
+                self.room.commit_pending()
+            }
+            Answer::Committed(updates) => {
+                self.result = None;
+                self.room.committed(updates)
+            }
+            Answer::Refused => {
+                self.result = None;
+                self.storage_error();
+                self.room.commit_failed()
+            }
+        };
+        // The held snapshot goes out now, whatever the answer changed.
+        let held = self.held.take();
+        if held.is_some() {
+            fx.push(Effect::Changed);
+        }
+        self.carry_out(fx, held.flatten()).await;
+        while !self.closed && self.result.as_ref().is_none_or(|r| r.pending) {
+            let Some(msg) = self.deferred.pop_front() else {
+                break;
+            };
+            self.take_intent(msg).await;
+        }
+    }
+
+    /// Hands a finished game to `results`; its answer comes back as [`RoomMsg::Stored`].
+    /// Nothing about the result is sent before (P3).
+    fn commit(&mut self, game: FinishedGame) {
+        // A result still awaited (of a game undone since) is stored all the same; only the
+        // newest game's answer is for the room.
+        self.result = Some(Awaited {
+            game: game.id.clone(),
+            pending: false,
+        });
+        let task = results::store(
+            self.shared.store.clone(),
+            game,
+            self.me.clone(),
+            self.shared.stopping.subscribe(),
+        );
+        self.shared.track(task);
+    }
+
     async fn intent(
         &mut self,
         member: Arc<Member>,
@@ -496,6 +547,7 @@ impl Actor {
     ) {
         let mut queue: VecDeque<Effect> = effects.into();
         let mut changed = false;
+        let mut committing = false;
         let reply_id = |conn: ConnId| sender.filter(|(c, _)| *c == conn).and_then(|(_, id)| id);
         while let Some(effect) = queue.pop_front() {
             match effect {
@@ -540,27 +592,9 @@ impl Actor {
                         );
                     }
                 }
-                Effect::Commit(game) if game.rated => {
-                    let fx = self.commit_rated(game).await;
-                    queue.extend(fx);
-                }
                 Effect::Commit(game) => {
-                    let (room, end, rated) = (game.id.clone(), game.end, game.rated);
-                    let fx = match self.commit(game).await {
-                        Some(updates) => {
-                            tracing::info!(%room, ?end, rated, "game stored");
-                            self.room.committed(updates)
-                        }
-                        None => {
-                            self.broadcast(ServerMsg::error(
-                                None,
-                                ErrorCode::Storage,
-                                "the result could not be stored; ratings are unchanged",
-                            ));
-                            self.room.commit_failed()
-                        }
-                    };
-                    queue.extend(fx);
+                    committing = true;
+                    self.commit(game);
                 }
                 Effect::LoadRatings(users) => {
                     let store = self.shared.store.clone();
@@ -622,9 +656,6 @@ impl Actor {
                         );
                     }
                     self.shared.seats.clone().release_room(&id);
-                    if let Some(pending) = self.pending.take() {
-                        keep_retrying(&self.shared, pending);
-                    }
                     self.save_due = None;
                     self.store_state(SaveOp::Delete);
                     self.shared.lobby.remove(&id);
@@ -634,7 +665,14 @@ impl Actor {
             }
         }
         if changed {
-            self.publish(sender);
+            if committing && self.result.as_ref().is_some_and(|r| !r.pending) {
+                // The change that ended the game is shown with its result, once the store
+                // answered: nothing about a result is sent before (P3), and the sender's
+                // answer carries the result as it would if the card were instant.
+                self.held = Some(sender);
+            } else {
+                self.publish(sender);
+            }
         }
     }
 
@@ -795,75 +833,12 @@ impl Actor {
         self.room.disconnect(conn);
     }
 
-    /// Stores a rated result (P3). When the card cannot write, the result is kept and shown as
-    /// pending, and retried from the room's loop (issue 10.2); only a result the store refuses
-    /// for what it holds (it can never be stored) is announced without ratings.
-    async fn commit_rated(&mut self, game: FinishedGame) -> Vec<Effect> {
-        let (room, end) = (game.id.clone(), game.end);
-        match self.shared.store.commit_game(&game).await {
-            Ok(updates) => {
-                tracing::info!(%room, ?end, rated = true, "game stored");
-                self.room.committed(updates)
-            }
-            Err(e) if e.is_unavailable() => {
-                tracing::warn!(%room, error = %e, "storage unavailable: the rated result is pending");
-                self.pending = Some(PendingResult::new(game));
-                self.room.commit_pending()
-            }
-            Err(e) => {
-                tracing::error!(%room, error = %e, "rated result refused by the store");
-                self.storage_error();
-                self.room.commit_failed()
-            }
-        }
-    }
-
-    /// Tries a pending result again.
-    async fn retry_pending(&mut self) {
-        let Some(pending) = self.pending.take() else {
-            return;
-        };
-        let room = pending.game.id.clone();
-        match self.shared.store.commit_game(&pending.game).await {
-            Ok(updates) => {
-                tracing::info!(%room, "pending result stored");
-                let fx = self.room.committed(updates);
-                self.carry_out(fx, None).await;
-            }
-            Err(e) if e.is_unavailable() => {
-                tracing::debug!(%room, error = %e, "pending result still not stored");
-                self.pending = Some(pending.later());
-            }
-            Err(e) => {
-                tracing::error!(%room, error = %e, "pending result refused by the store");
-                self.storage_error();
-                let fx = self.room.commit_failed();
-                self.carry_out(fx, None).await;
-            }
-        }
-    }
-
     fn storage_error(&mut self) {
         self.broadcast(ServerMsg::error(
             None,
             ErrorCode::Storage,
             "the result could not be stored; ratings are unchanged",
         ));
-    }
-
-    /// Stores a finished game, retrying a few times; the rating updates, or `None` if it
-    /// could not be stored.
-    async fn commit(&self, game: FinishedGame) -> Option<Vec<RatingUpdate>> {
-        for attempt in 0..3u32 {
-            match self.shared.store.commit_game(&game).await {
-                Ok(updates) => return Some(updates),
-                Err(e) => {
-                    tracing::error!(room = %game.id, attempt, error = %e, "storing result failed");
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt + 1))).await;
-        }
-        None
     }
 }
 

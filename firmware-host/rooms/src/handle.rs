@@ -7,6 +7,7 @@ use protocol::records::UserId;
 use protocol::{Frame, Framing, RequestId, RoomId, RoomView, ServerMsg, YouView};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::results::Stored;
 use crate::room::{ConnId, Intent, Member};
 
 /// Where a connection's outgoing messages go. Bounded: a connection that does not keep up is
@@ -119,6 +120,14 @@ pub(crate) enum RoomMsg {
     CloseIfIdle,
     /// Close now, whatever the room's state (an owner's decision), telling every viewer why.
     Close(Box<protocol::CloseReason>),
+    /// What became of a finished game's result (`results`).
+    Stored(Box<Stored>),
+}
+
+impl From<Stored> for RoomMsg {
+    fn from(stored: Stored) -> RoomMsg {
+        RoomMsg::Stored(Box::new(stored))
+    }
 }
 
 /// An intent from a connection ([`RoomMsg::Intent`]).
@@ -150,6 +159,12 @@ impl RoomHandle {
     /// other); `false` when the room has closed or its queue is full.
     pub(crate) fn try_send(&self, msg: RoomMsg) -> bool {
         self.tx.try_send(msg).is_ok()
+    }
+
+    /// An address that does not keep the room's queue open, for a task that outlives the
+    /// room (`results`).
+    pub(crate) fn weak(&self) -> mpsc::WeakSender<RoomMsg> {
+        self.tx.downgrade()
     }
 }
 

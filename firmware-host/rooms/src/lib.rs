@@ -8,6 +8,9 @@
 //! - [`refusal`]: [`Refusal`], the stable error code and message the sender alone is told.
 //! - [`persistence`]: what rooms need from storage ([`Persistence`], [`Identity`]), implemented
 //!   by `firmware-host`'s redb store.
+//! - `results` (private): storing a finished game's result in a task of its own, with one
+//!   retry policy (pending while the card fails, after its room closed, at shutdown); the
+//!   store's answer comes back to the room as a message.
 //! - [`settings`]: the creation box, checked once into valid [`settings::Settings`].
 //! - [`seats`]: the seat book shared by rooms: one seat per player (M3.4).
 //! - [`room`]: [`room::Room`], one game's rules as a pure state machine, one file per part of
@@ -19,7 +22,7 @@
 //! - [`config`]: [`HubConfig`], the limits and timings.
 //! - `shared` (private): what rooms and sessions share (storage, seat book, lobby, clock).
 //! - `actor` (private): the task that owns one room, its clock and its bot, and carries out
-//!   the room's effects (snapshots, events, storage).
+//!   the room's effects (snapshots, events, storage); it never waits on the card.
 //! - `create` (private): creating a room: limits, id, the creator's seat.
 //! - `session` (private): one WebSocket connection: hello, limits, decoding, routing.
 //! - [`hub`]: [`Hub`], the handle `firmware-host` calls: start (restoring saved rooms), serve a
@@ -49,7 +52,7 @@
 //! | M3.12 play again, rematch (spectators follow) | `room/rematch.rs`; the new room and the move of every viewer in `actor.rs` (`next_game`), followed in `session.rs` |
 //! | Abandoned bot and local games end (`unviewed_game_close`) | `actor.rs` (idle timer), `config.rs` |
 //! | U6 names as kinds the client words | `room/occupant.rs`, `room/member.rs` (`name_kind`) |
-//! | E2, E3 rated results, P3 stored before announced | `room/result.rs`; the store call in `actor.rs` |
+//! | E2, E3 rated results, P3 stored before announced | `room/result.rs`; stored (and kept, retried) by `results.rs`, announced by `actor.rs` when the store's answer comes |
 //! | E4 ELO preview | `room/view.rs` |
 //! | P3 open rooms survive a restart | `saved.rs`; written by the saver in `actor.rs`, restored in `hub.rs` |
 //! | Bad input: which refusal wins | `room/errors.rs` |
@@ -134,6 +137,7 @@ mod lobby;
 pub mod persistence;
 pub mod rated;
 pub mod refusal;
+mod results;
 pub mod room;
 pub mod saved;
 pub mod seats;

@@ -22,7 +22,7 @@ pub struct Identity {
     /// hash); `None` for guests. [`crate::Hub::end_session`] closes the connections opened
     /// with it.
     pub session: Option<String>,
-    /// The browser's device token (issue 11.2's device cookie), `None` when it has none. A kick
+    /// The browser's device token (the device cookie), `None` when it has none. A kick
     /// bans it from the room with the account and the guest id (M3.5).
     pub device: Option<String>,
     /// The client's network address, `None` when it has none (an in-process connection).
@@ -103,7 +103,8 @@ pub trait Persistence: Send + Sync + 'static {
     /// Stores a finished game durably. When it is rated, the same write transaction also
     /// updates both players' ratings, points and win/draw/loss counts on that game's ladder
     /// (P3), and the updates are returned in X, O order. Unrated games return no updates; a
-    /// game without a registered player is not written at all (issue 10.3).
+    /// game without a registered player is not written at all. Rooms call it from one place,
+    /// `results`, which keeps and retries a result the card cannot take yet.
     fn commit_game(&self, game: &FinishedGame) -> StoreFuture<Vec<RatingUpdate>>;
 
     /// The current rating of each user on `game`'s ladder (E1: 1200 before any rated game).
@@ -131,6 +132,6 @@ pub trait Persistence: Send + Sync + 'static {
     fn load_rooms_blocking(&self) -> Result<Vec<(String, Vec<u8>)>, StoreError>;
 
     /// Whether a new room may not take `room_id` because a stored game uses it (or a game id
-    /// derived from it), so that a new room never clashes with an old game (issue 10.4).
+    /// derived from it), so that a new room never clashes with an old game.
     fn room_id_taken_blocking(&self, room_id: &str) -> Result<bool, StoreError>;
 }

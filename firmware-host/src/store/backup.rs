@@ -28,15 +28,24 @@ use rooms::StoreError;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::accounts::{USERNAMES, USERS};
+use super::error::store_err;
+use super::games::{GAMES, USER_GAMES, USER_UNRATED};
+use super::handle::Store;
+use super::meta::{META, SCHEMA_VERSION};
+use super::op::{Op, Outcome, unexpected};
+use super::open_rooms::OPEN_ROOMS;
 use super::owners::OWNERS;
+use super::records::{decode_game, decode_user};
 use super::reset_codes::RESET_CODES;
 use super::seasons::SEASONS;
-use super::settings::SETTINGS;
-use super::writer::{Op, Outcome};
-use super::{
-    GAMES, META, OPEN_ROOMS, SCHEMA_VERSION, SESSIONS, Store, USER_GAMES, USER_UNRATED, USERNAMES,
-    USERS, migrate, store_err,
-};
+use super::sessions::SESSIONS;
+use super::settings::{self, SETTINGS};
+use super::shared::database_builder;
+
+/// Brings a database of any earlier schema up to this one (`schema::migrate`), passed in by
+/// the caller: the schema knows every noun, this one among them.
+pub(super) type Migrate = fn(&redb::Database) -> Result<(), StoreError>;
 
 /// The header's `format`.
 pub const BACKUP_FORMAT: &str = "xo-kiosk-backup";
@@ -169,7 +178,7 @@ fn count<K: redb::Key + 'static, V: redb::Value + 'static>(
 impl Store {
     /// A backup file of all data now (consistent: one read transaction).
     pub fn backup_blocking(&self, now_ms: u64) -> Result<Vec<u8>, StoreError> {
-        let path = scratch(&self.inner.core.data_dir, "backup");
+        let path = scratch(self.data_dir(), "backup");
         let result = self.write_snapshot(&path).and_then(|()| {
             std::fs::read(&path).map_err(|e| StoreError::Internal(format!("reading a backup: {e}")))
         });
@@ -196,8 +205,8 @@ impl Store {
     }
 
     fn write_snapshot(&self, path: &Path) -> Result<(), StoreError> {
-        self.inner.core.read(|src| {
-            let db = super::database_builder().create(path).map_err(store_err)?;
+        self.read(|src| {
+            let db = database_builder().create(path).map_err(store_err)?;
             let dst = db.begin_write().map_err(store_err)?;
             copy_all(src, &dst, true)?;
             dst.commit().map_err(store_err)
@@ -206,9 +215,10 @@ impl Store {
 
     /// Checks a backup file (see the module docs) and leaves its migrated database part in a
     /// scratch file of the data directory, for [`Store::restore`]; the caller removes it.
-    pub fn verify_backup_blocking(
+    pub(super) fn verify_backup(
         &self,
         file: &[u8],
+        migrate: Migrate,
     ) -> Result<(BackupContents, PathBuf), BackupError> {
         let newline = file
             .iter()
@@ -248,8 +258,8 @@ impl Store {
                 "the data does not match its checksum (damaged)".into(),
             ));
         }
-        let path = scratch(&self.inner.core.data_dir, "restore");
-        match open_and_count(&path, data, header) {
+        let path = scratch(self.data_dir(), "restore");
+        match open_and_count(&path, data, header, migrate) {
             Ok(contents) => Ok((contents, path)),
             Err(e) => {
                 remove_scratch(&path);
@@ -272,13 +282,13 @@ impl Store {
         {
             Outcome::Done => Ok(()),
             Outcome::Refused(e) => Err(e),
-            other => Err(super::unexpected(&other)),
+            other => Err(unexpected(&other)),
         }
     }
 
     /// The data directory's folder for the data restores replaced.
     pub fn replaced_dir(&self) -> PathBuf {
-        self.inner.core.data_dir.join(REPLACED_DIR)
+        self.data_dir().join(REPLACED_DIR)
     }
 }
 
@@ -295,14 +305,15 @@ fn open_and_count(
     path: &Path,
     data: &[u8],
     header: BackupHeader,
+    migrate: Migrate,
 ) -> Result<BackupContents, BackupError> {
     std::fs::write(path, data)
         .map_err(|e| BackupError::Store(StoreError::Internal(format!("writing a restore: {e}"))))?;
-    let db = super::database_builder()
+    let db = database_builder()
         .open(path)
         .map_err(|e| BackupError::Invalid(format!("the data is not a database: {e}")))?;
     // Before the migration, which creates every missing table.
-    let settings = super::settings::has_table(&db.begin_read().map_err(store_err)?)?;
+    let settings = settings::has_table(&db.begin_read().map_err(store_err)?)?;
     migrate(&db).map_err(|e| match e {
         StoreError::NewerSchema { found, supported } => BackupError::TooNew { found, supported },
         StoreError::Corrupted(why) => BackupError::Invalid(why),
@@ -320,25 +331,34 @@ fn open_and_count(
     let users = txn.open_table(USERS).map_err(store_err)?;
     for entry in users.iter().map_err(store_err)? {
         let (_, bytes) = entry.map_err(store_err)?;
-        super::records::decode_user(bytes.value())
-            .map_err(|e| BackupError::Invalid(e.to_string()))?;
+        decode_user(bytes.value()).map_err(|e| BackupError::Invalid(e.to_string()))?;
     }
     let games = txn.open_table(GAMES).map_err(store_err)?;
     for entry in games.iter().map_err(store_err)? {
         let (_, bytes) = entry.map_err(store_err)?;
-        super::records::decode_game(bytes.value())
-            .map_err(|e| BackupError::Invalid(e.to_string()))?;
+        decode_game(bytes.value()).map_err(|e| BackupError::Invalid(e.to_string()))?;
     }
     Ok(contents)
 }
 
+/// Applies a restore; `None` for the other writes.
+pub(super) fn apply(txn: &WriteTransaction, op: &Op) -> Option<Result<Outcome, StoreError>> {
+    match op {
+        Op::Restore {
+            source,
+            with_settings,
+        } => Some(apply_restore(txn, source, *with_settings)),
+        _ => None,
+    }
+}
+
 /// The writer's half of [`Store::restore`].
-pub(super) fn apply_restore(
+fn apply_restore(
     txn: &WriteTransaction,
     source: &Path,
     with_settings: bool,
 ) -> Result<Outcome, StoreError> {
-    let db = match super::database_builder().open(source) {
+    let db = match database_builder().open(source) {
         Ok(db) => db,
         Err(e) => {
             return Ok(Outcome::Refused(StoreError::Refused(format!(

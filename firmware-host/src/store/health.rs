@@ -1,5 +1,5 @@
 //! What the server says about its card: working, failing (with the reason), or nearly full —
-//! on `/api/health`, the status display and in the log (issue 10.2).
+//! on `/api/health`, the status display and in the log.
 
 use std::path::Path;
 

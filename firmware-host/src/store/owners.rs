@@ -10,18 +10,18 @@ use redb::{ReadableTable, TableDefinition, WriteTransaction};
 use rooms::StoreError;
 use serde::{Deserialize, Serialize};
 
-use super::records::{
-    StoredPlayer, VersionedGame, VersionedSession, VersionedUser, decode, decode_game, decode_user,
-    encode,
-};
-use super::writer::{Op, Outcome};
-use super::{GAMES, SESSIONS, Store, USER_GAMES, USER_UNRATED, USERNAMES, USERS, store_err};
+use super::accounts::{USERNAMES, USERS};
+use super::error::store_err;
+use super::games::rewrite_seats;
+use super::handle::Store;
+use super::op::{Op, Outcome, OwnerError, unexpected};
+use super::records::{VersionedUser, decode, decode_user, encode};
+use super::{reset_codes, sessions};
 
 /// user id → `VersionedOwner`.
 pub(super) const OWNERS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("owners");
 
-/// The name a deleted player's seat shows in the games kept after the deletion (SPEC A,
-/// issue 11.5). It has a space, so no account can ever be registered under it (A1).
+/// The name a deleted player's seat shows in the games kept after the deletion (SPEC A). It has a space, so no account can ever be registered under it (A1).
 pub const DELETED_NAME: &str = protocol::http::DELETED_PLAYER_NAME;
 
 /// An owner as stored.
@@ -34,37 +34,6 @@ pub struct OwnerRecord {
 pub(super) enum VersionedOwner {
     V1(OwnerRecord),
 }
-
-/// Why an owner-mode write was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OwnerError {
-    /// It would leave the kiosk without an owner.
-    LastOwner,
-    /// No such account.
-    UnknownUser,
-    /// A rename to a name another account has.
-    NameTaken,
-    Store(StoreError),
-}
-
-impl From<StoreError> for OwnerError {
-    fn from(e: StoreError) -> Self {
-        OwnerError::Store(e)
-    }
-}
-
-impl std::fmt::Display for OwnerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OwnerError::LastOwner => f.write_str("the last owner cannot be removed"),
-            OwnerError::UnknownUser => f.write_str("no such account"),
-            OwnerError::NameTaken => f.write_str("username taken"),
-            OwnerError::Store(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for OwnerError {}
 
 fn owner_outcome(outcome: Outcome) -> Result<Outcome, OwnerError> {
     match outcome {
@@ -86,18 +55,18 @@ impl Store {
     pub async fn remove_owner(&self, user: UserId) -> Result<bool, OwnerError> {
         match owner_outcome(self.write(Op::RemoveOwner { user }).await?)? {
             Outcome::Changed(changed) => Ok(changed),
-            other => Err(OwnerError::Store(super::unexpected(&other))),
+            other => Err(OwnerError::Store(unexpected(&other))),
         }
     }
 
-    /// Deletes an account in one durable transaction (issue 11.5, SPEC O2): its record, name,
+    /// Deletes an account in one durable transaction (SPEC O2): its record, name,
     /// sessions, owner entry and password reset code; its games stay when another registered
     /// player was seated (their ratings stay explainable), with the seat's name replaced by
     /// [`DELETED_NAME`], and are forgotten otherwise. Refused for the last owner. Returns the name it had.
     pub async fn delete_account(&self, user: UserId) -> Result<String, OwnerError> {
         match owner_outcome(self.write(Op::DeleteAccount { user }).await?)? {
             Outcome::OldName(name) => Ok(name),
-            other => Err(OwnerError::Store(super::unexpected(&other))),
+            other => Err(OwnerError::Store(unexpected(&other))),
         }
     }
 
@@ -114,28 +83,14 @@ impl Store {
             Outcome::NameTaken => Err(OwnerError::NameTaken),
             other => match owner_outcome(other)? {
                 Outcome::OldName(old) => Ok(old),
-                other => Err(OwnerError::Store(super::unexpected(&other))),
+                other => Err(OwnerError::Store(unexpected(&other))),
             },
         }
     }
 
-    /// Every account, by id: (id, name, created).
-    pub fn accounts_blocking(&self) -> Result<Vec<(UserId, String, u64)>, StoreError> {
-        self.inner.core.read(|txn| {
-            let users = txn.open_table(USERS).map_err(store_err)?;
-            let mut out = Vec::new();
-            for entry in users.iter().map_err(store_err)? {
-                let (id, bytes) = entry.map_err(store_err)?;
-                let user = decode_user(bytes.value())?;
-                out.push((id.value(), user.name, user.created_ms));
-            }
-            Ok(out)
-        })
-    }
-
     /// Whether `user` is an owner of the kiosk.
     pub fn is_owner_blocking(&self, user: UserId) -> Result<bool, StoreError> {
-        self.inner.core.read(|txn| {
+        self.read(|txn| {
             let owners = txn.open_table(OWNERS).map_err(store_err)?;
             Ok(owners.get(user).map_err(store_err)?.is_some())
         })
@@ -143,7 +98,7 @@ impl Store {
 
     /// Every owner with their name, oldest first.
     pub fn owners_blocking(&self) -> Result<Vec<(UserId, String, OwnerRecord)>, StoreError> {
-        let mut owners = self.inner.core.read(|txn| {
+        let mut owners = self.read(|txn| {
             let owners = txn.open_table(OWNERS).map_err(store_err)?;
             let users = txn.open_table(USERS).map_err(store_err)?;
             let mut out = Vec::new();
@@ -183,6 +138,12 @@ fn is_owner(txn: &WriteTransaction, user: UserId) -> Result<bool, StoreError> {
         .get(user)
         .map_err(store_err)?
         .is_some())
+}
+
+/// Creates the table (every open).
+pub(super) fn create_tables(txn: &WriteTransaction) -> Result<(), StoreError> {
+    txn.open_table(OWNERS).map_err(store_err)?;
+    Ok(())
 }
 
 /// Applies an owner-mode write; `None` for the other writes. Refusals are decided before
@@ -252,87 +213,10 @@ fn delete_account(txn: &WriteTransaction, user: UserId) -> Result<Outcome, Store
         .map_err(store_err)?
         .remove(user)
         .map_err(store_err)?;
-    txn.open_table(super::reset_codes::RESET_CODES)
-        .map_err(store_err)?
-        .remove(user)
-        .map_err(store_err)?;
-
-    // A kiosk has a few hundred sessions at most: one scan is cheap.
-    let mut sessions = txn.open_table(SESSIONS).map_err(store_err)?;
-    let mut theirs = Vec::new();
-    for entry in sessions.iter().map_err(store_err)? {
-        let (key, value) = entry.map_err(store_err)?;
-        // An unreadable session cannot be told apart; it expires by itself.
-        if let Ok(VersionedSession::V1(s)) = decode::<VersionedSession>(value.value(), "session")
-            && s.user == user
-        {
-            theirs.push(key.value().to_vec());
-        }
-    }
-    for key in theirs {
-        sessions.remove(key.as_slice()).map_err(store_err)?;
-    }
-    drop(sessions);
-
+    reset_codes::forget(txn, user)?;
+    sessions::forget_user(txn, user, None, false)?;
     rewrite_seats(txn, user, Some(DELETED_NAME), true)?;
     Ok(Outcome::OldName(record.name))
-}
-
-/// Renames `user`'s seat in each of their games to `name`. With `forget`, also removes the
-/// user's game index entries, and the games no other registered player was seated in.
-fn rewrite_seats(
-    txn: &WriteTransaction,
-    user: UserId,
-    name: Option<&str>,
-    forget: bool,
-) -> Result<(), StoreError> {
-    let mut index = txn.open_table(USER_GAMES).map_err(store_err)?;
-    let mut unrated = txn.open_table(USER_UNRATED).map_err(store_err)?;
-    let mut games = txn.open_table(GAMES).map_err(store_err)?;
-    let mut mine = Vec::new();
-    for entry in index
-        .range((user, 0)..=(user, u64::MAX))
-        .map_err(store_err)?
-    {
-        let (key, id) = entry.map_err(store_err)?;
-        mine.push((key.value().1, id.value().to_owned()));
-    }
-    for (seq, id) in mine {
-        if forget {
-            index.remove((user, seq)).map_err(store_err)?;
-            unrated.remove((user, seq)).map_err(store_err)?;
-        }
-        let Some(bytes) = games.get(id.as_str()).map_err(store_err)? else {
-            continue;
-        };
-        let mut game = decode_game(bytes.value())?;
-        drop(bytes);
-        let mut others = false;
-        for seat in [&mut game.x, &mut game.o] {
-            if let StoredPlayer::User {
-                id: seated,
-                name: seat_name,
-            } = seat
-            {
-                if *seated == user {
-                    if let Some(name) = name {
-                        name.clone_into(seat_name);
-                    }
-                } else {
-                    others = true;
-                }
-            }
-        }
-        if forget && !others {
-            // Nobody else's history: the deleted player's personal data only.
-            games.remove(id.as_str()).map_err(store_err)?;
-        } else {
-            games
-                .insert(id.as_str(), encode(&VersionedGame::V1(game))?.as_slice())
-                .map_err(store_err)?;
-        }
-    }
-    Ok(())
 }
 
 fn rename(txn: &WriteTransaction, user: UserId, name: &str) -> Result<Outcome, StoreError> {

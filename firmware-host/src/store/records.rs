@@ -1,6 +1,7 @@
 //! The records as stored: this module's own types, postcard-encoded and wrapped in a version
 //! enum (the variant index is the version), so that a change of the wire types cannot change
-//! what is on disk.
+//! what is on disk. The records a write carries ([`super::op::Op`]) are here too, below the
+//! nouns that store them, so that the write vocabulary names no noun.
 
 use engine::{Cell, Game, Mark, Score};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef, RatingUpdate, UserId};
@@ -262,4 +263,48 @@ impl GameRecordV1 {
             },
         }
     }
+}
+
+/// A language of the interface, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StoredLanguage {
+    En,
+    Ar,
+}
+
+/// The guests' Wi-Fi network, as stored: no password means an open network.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredWifi {
+    pub ssid: String,
+    pub password: Option<String>,
+}
+
+/// An owner's saved settings (`settings`); every value was validated before it was stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingsRecord {
+    pub kiosk_idle_s: u64,
+    /// `None`: automatic (the LAN IP address).
+    pub public_url: Option<String>,
+    pub default_language: StoredLanguage,
+    pub wifi: Option<StoredWifi>,
+}
+
+/// A live password reset code (`reset_codes`), as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetCodeRecord {
+    /// SHA-256 of the code.
+    pub hash: [u8; 32],
+    pub expires_ms: u64,
+    /// Wrong guesses made against it so far.
+    pub wrong: u32,
+}
+
+/// What a guess at a reset code found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResetGuess {
+    /// The code was right and is now spent (give it back if the reset fails).
+    Redeemed(ResetCodeRecord),
+    /// No live code for the account, or a wrong guess (counted; `spent` when it was the last
+    /// one allowed).
+    Wrong { spent: bool },
 }

@@ -12,48 +12,30 @@ use redb::{ReadableTable, TableDefinition, WriteTransaction};
 use rooms::StoreError;
 use serde::{Deserialize, Serialize};
 
-use super::records::{decode, encode};
-use super::writer::{Op, Outcome};
-use super::{Store, USERS, store_err};
+use super::accounts;
+use super::error::store_err;
+use super::handle::Store;
+use super::op::{Op, Outcome, OwnerError, unexpected};
+use super::records::{ResetCodeRecord, ResetGuess, decode, encode};
 
 /// user id → `VersionedResetCode`.
 pub(super) const RESET_CODES: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("reset_codes");
-
-/// A live reset code, as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResetCodeRecord {
-    /// SHA-256 of the code.
-    pub hash: [u8; 32],
-    pub expires_ms: u64,
-    /// Wrong guesses made against it so far.
-    pub wrong: u32,
-}
 
 #[derive(Serialize, Deserialize)]
 enum VersionedResetCode {
     V1(ResetCodeRecord),
 }
 
-/// What a guess at a reset code found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResetGuess {
-    /// The code was right and is now spent (give it back if the reset fails).
-    Redeemed(ResetCodeRecord),
-    /// No live code for the account, or a wrong guess (counted; `spent` when it was the last
-    /// one allowed).
-    Wrong { spent: bool },
-}
-
 impl Store {
     /// Stores a new code for `user`, replacing an earlier one, and removes expired codes.
-    /// [`super::OwnerError::UnknownUser`] when the account is gone.
+    /// [`OwnerError::UnknownUser`] when the account is gone.
     pub async fn issue_reset_code(
         &self,
         user: UserId,
         hash: [u8; 32],
         expires_ms: u64,
         now_ms: u64,
-    ) -> Result<(), super::OwnerError> {
+    ) -> Result<(), OwnerError> {
         match self
             .write(Op::IssueResetCode {
                 user,
@@ -67,8 +49,8 @@ impl Store {
             .await?
         {
             Outcome::Done => Ok(()),
-            Outcome::UnknownUser => Err(super::OwnerError::UnknownUser),
-            other => Err(super::unexpected(&other).into()),
+            Outcome::UnknownUser => Err(OwnerError::UnknownUser),
+            other => Err(unexpected(&other).into()),
         }
     }
 
@@ -85,7 +67,7 @@ impl Store {
             .await?
         {
             Outcome::ResetGuess(guess) => Ok(guess),
-            other => Err(super::unexpected(&other)),
+            other => Err(unexpected(&other)),
         }
     }
 
@@ -107,7 +89,7 @@ impl Store {
         user: UserId,
         now_ms: u64,
     ) -> Result<Option<ResetCodeRecord>, StoreError> {
-        self.inner.core.read(|txn| {
+        self.read(|txn| {
             let table = txn.open_table(RESET_CODES).map_err(store_err)?;
             let Some(bytes) = table.get(user).map_err(store_err)? else {
                 return Ok(None);
@@ -124,15 +106,6 @@ fn put(txn: &WriteTransaction, user: UserId, record: ResetCodeRecord) -> Result<
         .insert(user, encode(&VersionedResetCode::V1(record))?.as_slice())
         .map_err(store_err)?;
     Ok(())
-}
-
-fn user_exists(txn: &WriteTransaction, user: UserId) -> Result<bool, StoreError> {
-    Ok(txn
-        .open_table(USERS)
-        .map_err(store_err)?
-        .get(user)
-        .map_err(store_err)?
-        .is_some())
 }
 
 /// Removes the codes expired at `now_ms`; an unreadable record is removed too (a code that
@@ -152,6 +125,21 @@ pub(super) fn purge_expired(txn: &WriteTransaction, now_ms: u64) -> Result<u64, 
         )
         .map_err(store_err)?;
     Ok(purged)
+}
+
+/// Creates the table (every open).
+pub(super) fn create_tables(txn: &WriteTransaction) -> Result<(), StoreError> {
+    txn.open_table(RESET_CODES).map_err(store_err)?;
+    Ok(())
+}
+
+/// Forgets `user`'s code (the account is deleted).
+pub(super) fn forget(txn: &WriteTransaction, user: UserId) -> Result<(), StoreError> {
+    txn.open_table(RESET_CODES)
+        .map_err(store_err)?
+        .remove(user)
+        .map_err(store_err)?;
+    Ok(())
 }
 
 /// Applies a reset-code write; `None` for the other writes.
@@ -174,7 +162,7 @@ fn issue(
     record: ResetCodeRecord,
     now_ms: u64,
 ) -> Result<Outcome, StoreError> {
-    if !user_exists(txn, user)? {
+    if !accounts::exists(txn, user)? {
         return Ok(Outcome::UnknownUser);
     }
     purge_expired(txn, now_ms)?;
@@ -226,7 +214,7 @@ fn give_back(
         .get(user)
         .map_err(store_err)?
         .is_some();
-    if !newer && user_exists(txn, user)? {
+    if !newer && accounts::exists(txn, user)? {
         put(txn, user, record)?;
     }
     Ok(Outcome::Done)

@@ -12,11 +12,15 @@ use redb::{ReadTransaction, ReadableTable, TableDefinition, WriteTransaction};
 use rooms::StoreError;
 use serde::{Deserialize, Serialize};
 
+use super::accounts::{self, USERS};
+use super::error::store_err;
+use super::handle::Store;
+use super::ladders::{LeaderboardRow, rank};
+use super::meta::{self, META};
+use super::op::{Op, Outcome, unexpected};
 use super::records::{
     LadderStats, UserRecord, VersionedUser, decode, decode_user, encode, u64_from_meta,
 };
-use super::writer::{Op, Outcome};
-use super::{LeaderboardRow, META, Store, USERS, store_err};
 
 /// season number → `VersionedSeason`.
 pub(super) const SEASONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("seasons");
@@ -77,7 +81,7 @@ pub(super) fn season_ladder(
         })
         .filter(|row| row.stats.games() > 0)
         .collect();
-    super::rank(&mut rows, limit);
+    rank(&mut rows, limit);
     rows
 }
 
@@ -108,7 +112,7 @@ pub(super) enum VersionedSeason {
 impl Store {
     /// The season being played, from 1.
     pub fn current_season_blocking(&self) -> Result<u64, StoreError> {
-        self.inner.core.read(|txn| {
+        self.read(|txn| {
             let meta = txn.open_table(META).map_err(store_err)?;
             meta.get(META_SEASONS_ARCHIVED)
                 .map_err(store_err)?
@@ -120,7 +124,7 @@ impl Store {
 
     /// An archived season; `None` when `number` was never archived.
     pub fn season_blocking(&self, number: u64) -> Result<Option<SeasonRecord>, StoreError> {
-        self.inner.core.read(|txn| {
+        self.read(|txn| {
             let seasons = txn.open_table(SEASONS).map_err(store_err)?;
             seasons
                 .get(number)
@@ -133,9 +137,23 @@ impl Store {
         })
     }
 
+    /// The ladder of `game` as archived season `number` ended, ordered as
+    /// [`Store::leaderboard_blocking`]; `None` when that season was never archived.
+    pub fn season_leaderboard_blocking(
+        &self,
+        number: u64,
+        game: Game,
+        limit: usize,
+    ) -> Result<Option<Vec<LeaderboardRow>>, StoreError> {
+        let Some(season) = self.season_blocking(number)? else {
+            return Ok(None);
+        };
+        Ok(Some(season_ladder(&season, game, limit)))
+    }
+
     /// Every archived season, oldest first.
     pub fn seasons_blocking(&self) -> Result<Vec<SeasonRecord>, StoreError> {
-        self.inner.core.read(seasons_in)
+        self.read(seasons_in)
     }
 
     /// A player by username (any case) with the archived seasons they played, oldest first,
@@ -145,8 +163,8 @@ impl Store {
         &self,
         name: &str,
     ) -> Result<Option<(UserId, UserRecord, Vec<PlayerSeason>)>, StoreError> {
-        self.inner.core.read(|txn| {
-            let Some((id, user)) = super::user_by_name_in(txn, name)? else {
+        self.read(|txn| {
+            let Some((id, user)) = accounts::user_by_name_in(txn, name)? else {
                 return Ok(None);
             };
             let played = seasons_in(txn)?
@@ -173,14 +191,28 @@ impl Store {
     pub async fn new_season(&self, now_ms: u64) -> Result<u64, StoreError> {
         match self.write(Op::NewSeason { now_ms }).await? {
             Outcome::Season(n) => Ok(n),
-            other => Err(super::unexpected(&other)),
+            other => Err(unexpected(&other)),
         }
     }
 }
 
+/// Creates the table (every open).
+pub(super) fn create_tables(txn: &WriteTransaction) -> Result<(), StoreError> {
+    txn.open_table(SEASONS).map_err(store_err)?;
+    Ok(())
+}
+
+/// Applies a season write; `None` for the other writes.
+pub(super) fn apply(txn: &WriteTransaction, op: &Op) -> Option<Result<Outcome, StoreError>> {
+    match op {
+        Op::NewSeason { now_ms } => Some(new_season(txn, *now_ms)),
+        _ => None,
+    }
+}
+
 /// The writer's half of [`Store::new_season`].
-pub(super) fn apply_new_season(txn: &WriteTransaction, now_ms: u64) -> Result<Outcome, StoreError> {
-    let number = super::writer::next_counter(txn, META_SEASONS_ARCHIVED)? + 1;
+fn new_season(txn: &WriteTransaction, now_ms: u64) -> Result<Outcome, StoreError> {
+    let number = meta::next_counter(txn, META_SEASONS_ARCHIVED)? + 1;
     let mut users = txn.open_table(USERS).map_err(store_err)?;
     let mut rows = Vec::new();
     let mut all = Vec::new();

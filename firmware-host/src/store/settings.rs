@@ -1,4 +1,4 @@
-//! The kiosk's settings an owner saved (issue 16.2): the idle time, the public address, the
+//! The kiosk's settings an owner saved: the idle time, the public address, the
 //! default language and the guests' Wi-Fi network, as one record written in one transaction,
 //! so a reader sees one owner's whole save or another's, never a mix.
 //!
@@ -11,39 +11,16 @@ use redb::{TableDefinition, WriteTransaction};
 use rooms::StoreError;
 use serde::{Deserialize, Serialize};
 
-use super::records::{decode, encode};
-use super::writer::{Op, Outcome};
-use super::{Store, store_err};
+use super::error::store_err;
+use super::handle::Store;
+use super::op::{Op, Outcome};
+use super::records::{SettingsRecord, decode, encode};
 
 /// [`KEY`] → `VersionedSettings`.
 pub(super) const SETTINGS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("settings");
 
 /// The one row of [`SETTINGS`].
 const KEY: &str = "kiosk";
-
-/// A language of the interface, as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum StoredLanguage {
-    En,
-    Ar,
-}
-
-/// The guests' Wi-Fi network, as stored: no password means an open network.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredWifi {
-    pub ssid: String,
-    pub password: Option<String>,
-}
-
-/// An owner's saved settings; every value was validated before it was stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SettingsRecord {
-    pub kiosk_idle_s: u64,
-    /// `None`: automatic (the LAN IP address).
-    pub public_url: Option<String>,
-    pub default_language: StoredLanguage,
-    pub wifi: Option<StoredWifi>,
-}
 
 #[derive(Serialize, Deserialize)]
 enum VersionedSettings {
@@ -53,7 +30,7 @@ enum VersionedSettings {
 impl Store {
     /// The owner's saved settings; `None` when none are saved (the flags apply).
     pub fn settings_blocking(&self) -> Result<Option<SettingsRecord>, StoreError> {
-        self.inner.core.read(|txn| {
+        self.read(|txn| {
             let table = txn.open_table(SETTINGS).map_err(store_err)?;
             table
                 .get(KEY)
@@ -74,11 +51,22 @@ impl Store {
     }
 }
 
+/// Creates the table (every open).
+pub(super) fn create_tables(txn: &WriteTransaction) -> Result<(), StoreError> {
+    txn.open_table(SETTINGS).map_err(store_err)?;
+    Ok(())
+}
+
+/// Applies a settings write; `None` for the other writes.
+pub(super) fn apply(txn: &WriteTransaction, op: &Op) -> Option<Result<Outcome, StoreError>> {
+    match op {
+        Op::SetSettings(settings) => Some(set(txn, settings.as_deref())),
+        _ => None,
+    }
+}
+
 /// The writer's half of [`Store::set_settings`].
-pub(super) fn apply_set(
-    txn: &WriteTransaction,
-    settings: Option<&SettingsRecord>,
-) -> Result<Outcome, StoreError> {
+fn set(txn: &WriteTransaction, settings: Option<&SettingsRecord>) -> Result<Outcome, StoreError> {
     let mut table = txn.open_table(SETTINGS).map_err(store_err)?;
     match settings {
         Some(record) => {

@@ -2,6 +2,7 @@
 //! way rooms store them (through `rooms::Persistence`).
 
 use crate::support;
+use crate::support::store::BlockingWrites;
 
 use engine::{Game, Mark};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef};

@@ -27,6 +27,7 @@ mod owner_settings;
 mod owner_update;
 mod public_url;
 mod rated_games_limit;
+mod results_held;
 mod server_crash;
 mod server_disk_full;
 mod server_display;

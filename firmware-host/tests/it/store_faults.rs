@@ -20,6 +20,8 @@ use rand::{RngExt, SeedableRng};
 use redb::StorageBackend;
 use redb::backends::FileBackend;
 
+use crate::support::store::BlockingWrites;
+
 const HASH: &str = "$argon2id$not-a-real-hash";
 const DAY_MS: u64 = 24 * 60 * 60 * 1000;
 

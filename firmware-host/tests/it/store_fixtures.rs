@@ -23,6 +23,8 @@ use rooms::room::{Ctx, Intent, Member, PlayerKey, Room};
 use rooms::seats::{SeatBook, Seats};
 use rooms::settings::Settings;
 
+use crate::support::store::BlockingWrites;
+
 /// Sessions in the fixtures expire in 2100, so that opening a fixture never purges them.
 const EXPIRES_MS: u64 = 4_102_444_800_000;
 const CREATED_MS: u64 = 1_780_000_000_000;

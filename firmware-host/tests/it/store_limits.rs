@@ -6,6 +6,8 @@ use firmware_host::store::{SESSIONS_KEPT, Store, UNRATED_KEPT};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
 use rooms::Persistence;
 
+use crate::support::store::BlockingWrites;
+
 const DAY_MS: u64 = 24 * 60 * 60 * 1000;
 
 fn now() -> u64 {

@@ -8,6 +8,8 @@ use firmware_host::store::{RegisterError, SCHEMA_VERSION, Store};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
 use rooms::Persistence;
 
+use crate::support::store::BlockingWrites;
+
 const DAY_MS: u64 = 24 * 60 * 60 * 1000;
 
 fn open(dir: &Path) -> Store {

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use firmware_host::{Config, Server};
 
 pub mod owner;
+pub mod store;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 

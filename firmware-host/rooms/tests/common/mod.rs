@@ -34,6 +34,10 @@ pub struct MemoryStore {
     pub card_full: AtomicBool,
     /// Room saves and deletes asked of the store.
     pub room_writes: AtomicUsize,
+    /// While set, a commit's answer waits (the game is recorded at once): the card is slow.
+    pub hold: std::sync::Arc<AtomicBool>,
+    /// Wakes the answers held by [`MemoryStore::hold`] once it is cleared.
+    pub released: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl MemoryStore {
@@ -92,7 +96,19 @@ impl MemoryStore {
 
 impl Persistence for MemoryStore {
     fn commit_game(&self, game: &FinishedGame) -> StoreFuture<Vec<RatingUpdate>> {
-        Box::pin(std::future::ready(self.commit_now(game)))
+        let result = self.commit_now(game);
+        let (hold, released) = (self.hold.clone(), self.released.clone());
+        Box::pin(async move {
+            loop {
+                let woken = released.notified();
+                tokio::pin!(woken);
+                woken.as_mut().enable();
+                if !hold.load(Ordering::SeqCst) {
+                    return result;
+                }
+                woken.await;
+            }
+        })
     }
 
     fn ratings_blocking(&self, game: Game, users: &[UserId]) -> Result<Vec<i32>, StoreError> {

@@ -649,6 +649,66 @@ async fn bot_game_with_hint_and_undo_for_a_guest() {
     assert!(!store.games.lock().unwrap()[0].rated);
 }
 
+/// While a result waits for the store, an intent that would replace the finished game (play
+/// again) waits for the answer: the player sees the result, then the answer to the last move,
+/// then the next room, as if the card were instant; the room answered a spectator meanwhile.
+#[tokio::test]
+async fn play_again_while_the_result_is_stored_follows_the_result() {
+    let (_hub, store, addr) = start_hub().await;
+    let mut kiosk = connect(addr, "guest=kiosk", Framing::Text).await;
+    let room = create(
+        &mut kiosk,
+        CreateRoom {
+            game: Game::Xo,
+            opponent: OpponentRequest::Local {
+                names: ["Sara".into(), "Omar".into()],
+            },
+            time_per_move_s: None,
+        },
+    )
+    .await;
+    let mut view = room;
+    for cell in [0, 3, 1, 4] {
+        view = play(&mut kiosk, cell).await;
+    }
+    // X's top row ends the game; its result waits for the store.
+    store.hold.store(true, Ordering::SeqCst);
+    let last = kiosk.id();
+    kiosk.send(ClientMsg::Move { id: last, cell: 2 }).await;
+    let again = kiosk.id();
+    kiosk.send(ClientMsg::PlayAgain { id: again }).await;
+    let mut watcher = connect(addr, "guest=watcher", Framing::Text).await;
+    let seen = watcher
+        .ask(|id| ClientMsg::Open {
+            id,
+            room: view.id.clone(),
+        })
+        .await;
+    assert_eq!(room_of(&seen).phase, Phase::Finished);
+    assert_eq!(
+        room_of(&seen).result,
+        None,
+        "not announced before it is stored"
+    );
+    store.hold.store(false, Ordering::SeqCst);
+    store.released.notify_waiters();
+    let mut order = Vec::new();
+    for _ in 0..50 {
+        let msg = kiosk.recv().await;
+        let what = match &msg {
+            ServerMsg::Event(Event::Result { .. }) => "result",
+            ServerMsg::Event(Event::NextRoom { .. }) => "next room",
+            m if reply_id(m) == Some(last) => "move answered",
+            _ => continue,
+        };
+        order.push(what);
+        if what == "next room" {
+            break;
+        }
+    }
+    assert_eq!(order, ["result", "move answered", "next room"]);
+}
+
 #[tokio::test]
 async fn local_names_must_differ() {
     let (_hub, _store, addr) = start_hub().await;
