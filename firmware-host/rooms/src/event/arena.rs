@@ -141,8 +141,9 @@ pub enum Effect {
     Started { ends_at_ms: u64 },
     /// Create a room for this game (the event's game and clock, rated as the event is), seat
     /// both players with these marks, start it without ready/start, and move both players'
-    /// connections in (as `next_room` does). Report its end with [`Arena::result`] and
-    /// [`Arena::record`], or [`Arena::abort`] if it could not be created.
+    /// connections in (as `next_room` does), then call [`Arena::seated`]. Report its end
+    /// with [`Arena::result`] and [`Arena::record`], or [`Arena::abort`] if it could not be
+    /// created.
     Paired {
         game: GameNo,
         x: UserId,
@@ -169,6 +170,8 @@ pub struct OpenGame {
     pub x_rating: i32,
     pub o_rating: i32,
     pub paired_at_ms: u64,
+    /// The room the game is played in, once the server made it ([`Arena::seated`]).
+    pub room: Option<RoomId>,
 }
 
 /// One player's entry.
@@ -214,23 +217,23 @@ impl Entry {
 /// One arena event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arena {
-    settings: EventSettings,
-    limits: EventLimits,
-    times: WaveTimes,
-    seed: u64,
-    phase: Phase,
-    entries: BTreeMap<UserId, Entry>,
+    pub(crate) settings: EventSettings,
+    pub(crate) limits: EventLimits,
+    pub(crate) times: WaveTimes,
+    pub(crate) seed: u64,
+    pub(crate) phase: Phase,
+    pub(crate) entries: BTreeMap<UserId, Entry>,
     /// Every player in the table: entrants still in, and anyone who played.
-    sheets: BTreeMap<UserId, Sheet>,
-    games: Vec<EventGame>,
-    open: BTreeMap<GameNo, OpenGame>,
-    next_game: GameNo,
-    waves: u64,
+    pub(crate) sheets: BTreeMap<UserId, Sheet>,
+    pub(crate) games: Vec<EventGame>,
+    pub(crate) open: BTreeMap<GameNo, OpenGame>,
+    pub(crate) next_game: GameNo,
+    pub(crate) waves: u64,
     /// Rematches held back by the last wave: no wave before this time while the same number
     /// of players wait.
-    held: Option<(u64, usize)>,
+    pub(crate) held: Option<(u64, usize)>,
     /// The table as last announced ([`Effect::Standings`] deltas lead to it).
-    standings: Standings,
+    pub(crate) standings: Standings,
 }
 
 impl Arena {
@@ -401,6 +404,14 @@ impl Arena {
         }
     }
 
+    /// The server made game `no`'s room: shown on the board as a game to watch (EV6), and
+    /// kept for a restart (EV7).
+    pub fn seated(&mut self, no: GameNo, room: RoomId) -> Result<(), ArenaError> {
+        let open = self.open.get_mut(&no).ok_or(ArenaError::UnknownGame)?;
+        open.room = Some(room);
+        Ok(())
+    }
+
     /// The record of game `no` ended by `end` in `room`: what to store with the game's result
     /// (EV4: in the same transaction), then pass to [`Arena::record`]. Changes nothing.
     pub fn result(
@@ -411,6 +422,9 @@ impl Arena {
         now_ms: u64,
     ) -> Result<EventGame, ArenaError> {
         let open = self.open.get(&no).ok_or(ArenaError::UnknownGame)?;
+        if open.room.as_ref().is_some_and(|r| *r != room) {
+            return Err(ArenaError::UnknownGame);
+        }
         let sheet = |u: UserId| self.sheets.get(&u).copied().unwrap_or_default();
         Ok(EventGame {
             no,
@@ -614,6 +628,7 @@ impl Arena {
                 x_rating: rating(game.x),
                 o_rating: rating(game.o),
                 paired_at_ms: now_ms,
+                room: None,
             };
             for (user, opponent, mark) in [(game.x, game.o, Mark::X), (game.o, game.x, Mark::O)] {
                 let entry = self

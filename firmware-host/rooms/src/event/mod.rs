@@ -8,6 +8,7 @@
 //! | [`delta`] | [`StandingsDelta`]: what changed between two tables, and applying it |
 //! | [`pairing`] | one wave paired: [`pairing::pair`] (EV3) |
 //! | [`arena`] | [`Arena`]: joining, pausing, presence, waves, games, phases (EV2, EV3, EV5) |
+//! | [`saved`] | [`SavedArena`]: what survives a restart besides the stored games (EV7) |
 //!
 //! ```
 //! use engine::Game;
@@ -47,6 +48,7 @@
 pub mod arena;
 pub mod delta;
 pub mod pairing;
+pub mod saved;
 pub mod score;
 pub mod setup;
 
@@ -57,12 +59,15 @@ mod pairing_tests;
 #[cfg(test)]
 mod props;
 #[cfg(test)]
+mod saved_tests;
+#[cfg(test)]
 mod score_tests;
 
 pub use self::arena::{
     Arena, ArenaError, Effect, Entry, OpenGame, Phase, Player, Presence, Status, WaveTimes,
 };
 pub use self::delta::{StandingsDelta, diff};
+pub use self::saved::SavedArena;
 pub use self::score::{
     EventGame, GameNo, Outcome, Row, Sheet, Standings, sheets_from_games, standings_from_games,
 };

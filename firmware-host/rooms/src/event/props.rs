@@ -154,6 +154,8 @@ enum Op {
     Wait(u64),
     Finish(usize, GameEnd),
     Abort(usize),
+    /// The server restarts: the arena is restored from its saved state and the stored games.
+    Restart,
 }
 
 fn end() -> impl Strategy<Value = GameEnd> {
@@ -191,6 +193,7 @@ fn op(players: u64) -> impl Strategy<Value = Op> {
         4 => (0u64..4_000).prop_map(Op::Wait),
         6 => (any::<usize>(), end()).prop_map(|(k, e)| Op::Finish(k, e)),
         1 => any::<usize>().prop_map(Op::Abort),
+        1 => Just(Op::Restart),
     ]
 }
 
@@ -379,6 +382,41 @@ impl Run {
                     m.playing.remove(&g.o);
                     self.effects(&fx);
                 }
+            }
+            Op::Restart => {
+                let saved = self.arena.saved();
+                // Through its stored form, as the store would keep it.
+                let bytes = postcard::to_allocvec(&saved).expect("encodes");
+                let saved: SavedArena = postcard::from_bytes(&bytes).expect("decodes");
+                let before = self.arena.clone();
+                self.arena = Arena::restore(
+                    saved,
+                    before.games().to_vec(),
+                    EventLimits::default(),
+                    WaveTimes::default(),
+                );
+                let a = &self.arena;
+                prop_assert_eq!(a.phase(), before.phase());
+                prop_assert_eq!(a.standings(), before.standings());
+                prop_assert_eq!(a.games(), before.games());
+                prop_assert!(a.open_games().eq(before.open_games()));
+                for (e, was) in a.entries().zip(before.entries()) {
+                    prop_assert_eq!(&e.player, &was.player);
+                    prop_assert_eq!(e.status, was.status);
+                    prop_assert_eq!(e.in_game, was.in_game);
+                    prop_assert_eq!(
+                        (e.last_opponent, e.last_mark, e.balance),
+                        (was.last_opponent, was.last_mark, was.balance)
+                    );
+                    prop_assert_eq!(e.presence, Presence::Offline, "nobody is connected yet");
+                }
+                prop_assert_eq!(a.entries().count(), before.entries().count());
+                // Every phone reconnects (the test then moves presence at random again).
+                let known: Vec<u64> = self.model.known.iter().copied().collect();
+                for u in known {
+                    self.arena.presence(u, Presence::Online, now);
+                }
+                self.model.away.clear();
             }
             Op::Abort(k) => {
                 let open: Vec<OpenGame> = self.arena.open_games().cloned().collect();
