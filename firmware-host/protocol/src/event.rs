@@ -2,8 +2,8 @@
 //! reader sees it, standings changes as deltas, and "you are paired".
 //!
 //! These types are not yet variants of [`crate::ClientMsg`] / [`crate::ServerMsg`]: they
-//! become `ClientMsg::Event(EventIntent)` and `ServerMsg::{EventView, EventStandings,
-//! Paired}` with the next protocol version. Like every message they are externally tagged,
+//! become `ClientMsg::Event(EventIntent)` and `ServerMsg::{EventView, EventUpdate, Paired}`
+//! with the next protocol version. Like every message they are externally tagged,
 //! so one shape serves JSON text frames and postcard binary frames.
 //!
 //! Time travels as durations from the server's now (`starts_in_ms`, `ends_in_ms`), never as
@@ -71,7 +71,7 @@ pub enum EventPhase {
     Cancelled,
 }
 
-/// A player's state in the event, as the board shows it.
+/// The reader's own state in the event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EntrantState {
@@ -101,7 +101,6 @@ pub struct EventRow {
     pub losses: u32,
     /// Wins in a row now; from 2 on the next win scores 4 (shown as a streak).
     pub streak: u32,
-    pub state: EntrantState,
 }
 
 /// A game of the event in progress, to watch.
@@ -120,9 +119,8 @@ pub struct EventYou {
     pub room: Option<RoomId>,
 }
 
-/// The event as one reader may see it: sent after `watch`, after each of the reader's own
-/// intents, and when the phase changes. Standings changes in between come as
-/// [`StandingsDelta`].
+/// The event as one reader may see it: sent after `watch` and after each of the reader's own
+/// intents. Changes in between come as [`EventUpdate`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventView {
     pub event: EventId,
@@ -148,16 +146,33 @@ pub struct EventView {
     pub you: Option<EventYou>,
 }
 
-/// What changed in the standings since the last snapshot or delta (EV6): rows that are new
-/// or changed, in the new order, and players no longer listed. A client removes `removed`,
-/// replaces or adds `rows` by `user`, and sorts by `rank` then `user`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// What changed in the standings (EV6): rows that are new or changed, in the new order, and
+/// players no longer listed. A client removes `removed`, replaces or adds `rows` by `user`,
+/// and sorts by `rank` then `user`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StandingsDelta {
-    pub event: EventId,
     pub removed: Vec<UserId>,
     pub rows: Vec<EventRow>,
+}
+
+/// What changed in the event since the last snapshot or update, for everyone watching it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventUpdate {
+    pub event: EventId,
+    pub phase: EventPhase,
+    /// Milliseconds from the server's now to time up (0 once up).
+    pub ends_in_ms: u64,
     /// Players in the event now.
     pub players: u32,
+    /// The standings' change, if they changed.
+    #[serde(default)]
+    pub standings: Option<StandingsDelta>,
+    /// Every game in progress, when they changed.
+    #[serde(default)]
+    pub boards: Option<Vec<EventBoard>>,
+    /// The podium, once the event has finished.
+    #[serde(default)]
+    pub podium: Option<Vec<EventRow>>,
 }
 
 /// You are paired (EV3): your phone moves into `room` at once, where the game starts without
@@ -216,7 +231,6 @@ mod tests {
             draws: 0,
             losses: 1,
             streak: 2,
-            state: EntrantState::Playing,
         }
     }
 
@@ -276,17 +290,28 @@ mod tests {
         round_trip(&view);
         let json = serde_json::to_value(&view).expect("JSON");
         assert_eq!(json["phase"], "running");
-        assert_eq!(json["standings"][0]["state"], "playing");
-        round_trip(&StandingsDelta {
+        assert_eq!(json["you"]["state"], "playing");
+        let update = EventUpdate {
             event: "ev1".into(),
-            removed: vec![7],
-            rows: vec![EventRow {
-                performance: None,
-                state: EntrantState::Away,
-                ..row(3, 4)
-            }],
+            phase: EventPhase::Ending,
+            ends_in_ms: 0,
             players: 3,
-        });
+            standings: Some(StandingsDelta {
+                removed: vec![7],
+                rows: vec![EventRow {
+                    performance: None,
+                    ..row(3, 4)
+                }],
+            }),
+            boards: Some(vec![]),
+            podium: None,
+        };
+        round_trip(&update);
+        let sparse: EventUpdate = serde_json::from_str(
+            r#"{"event":"ev1","phase":"finished","ends_in_ms":0,"players":3}"#,
+        )
+        .expect("optional parts may be left out in JSON");
+        assert_eq!(sparse.standings, None);
         round_trip(&Paired {
             event: "ev1".into(),
             room: "r9".into(),

@@ -8,6 +8,7 @@
 //! | [`delta`] | [`StandingsDelta`]: what changed between two tables, and applying it |
 //! | [`pairing`] | one wave paired: [`pairing::pair`] (EV3) |
 //! | [`arena`] | [`Arena`]: joining, pausing, presence, waves, games, phases (EV2, EV3, EV5) |
+//! | [`view`] | the event on the wire: the snapshot per reader, the update after a change |
 //! | [`saved`] | [`SavedArena`]: what survives a restart besides the stored games (EV7) |
 //!
 //! ```
@@ -51,6 +52,7 @@ pub mod pairing;
 pub mod saved;
 pub mod score;
 pub mod setup;
+pub mod view;
 
 #[cfg(test)]
 mod arena_tests;
@@ -62,6 +64,8 @@ mod props;
 mod saved_tests;
 #[cfg(test)]
 mod score_tests;
+#[cfg(test)]
+mod view_tests;
 
 pub use self::arena::{
     Arena, ArenaError, Effect, Entry, OpenGame, Phase, Player, Presence, Status, WaveTimes,

@@ -216,6 +216,8 @@ struct Run {
     now: u64,
     /// The table as a client that applied every delta sees it.
     client: Standings,
+    /// The table as a phone that applied every wire update sees it.
+    phone: Vec<protocol::event::EventRow>,
 }
 
 impl Run {
@@ -223,6 +225,12 @@ impl Run {
         for e in fx {
             if let Effect::Standings(delta) = e {
                 self.client = self.client.apply(delta);
+            }
+        }
+        let event = "ev".to_owned();
+        if let Some(update) = self.arena.update(&event, fx, self.now) {
+            if let Some(delta) = &update.standings {
+                view::apply_update(&mut self.phone, delta);
             }
         }
     }
@@ -295,6 +303,12 @@ impl Run {
             &self.client,
             a.standings(),
             "the deltas add up to the table"
+        );
+        let snapshot = a.view(&"ev".to_owned(), None, self.now);
+        prop_assert_eq!(
+            &self.phone,
+            &snapshot.standings,
+            "the wire updates add up to the snapshot"
         );
         let recomputed = standings_from_games(a.games());
         let played: Vec<Row> = a
@@ -417,6 +431,8 @@ impl Run {
                     self.arena.presence(u, Presence::Online, now);
                 }
                 self.model.away.clear();
+                // Phones get a fresh snapshot after reconnecting.
+                self.phone = self.arena.view(&"ev".to_owned(), None, now).standings;
             }
             Op::Abort(k) => {
                 let open: Vec<OpenGame> = self.arena.open_games().cloned().collect();
@@ -441,6 +457,7 @@ fn run_event(ops: Vec<Op>, seed: u64) -> Result<(), TestCaseError> {
         model: Model::default(),
         now: T0,
         client: Standings::default(),
+        phone: Vec::new(),
     };
     for op in ops {
         run.step(op)?;
