@@ -1,5 +1,7 @@
 //! EV2, EV3, EV5: the arena's phases, who is paired, and the end.
 
+use std::collections::BTreeMap;
+
 use engine::{Game, Mark};
 use protocol::records::GameEnd;
 
@@ -377,4 +379,84 @@ fn a_record_that_does_not_match_its_pairing_is_refused() {
     std::mem::swap(&mut record.x, &mut record.o);
     assert_eq!(a.record(record, T0), Err(ArenaError::UnknownGame));
     assert_eq!(a.open_games().count(), 1);
+}
+
+/// A portable pseudo-random sequence for the simulation.
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *state >> 33
+}
+
+#[test]
+fn two_hundred_players_play_an_hour_driven_by_next_deadline() {
+    // The server's loop, simulated: sleep until the arena's next deadline or the next game's
+    // end, whichever is first; games last 20–120 s; results at random. Every player waits
+    // from the end of their game (or joining) until paired; the waits are measured.
+    let mut a = Arena::new(
+        settings(T0),
+        EventLimits::default(),
+        WaveTimes::default(),
+        9,
+    );
+    let mut rng = 4;
+    a.tick(T0);
+    for u in 1..=200 {
+        a.join(player(u), T0).expect("joins");
+    }
+    let mut now = T0;
+    let mut ends: BTreeMap<GameNo, u64> = BTreeMap::new();
+    let mut since: BTreeMap<u64, u64> = (1..=200).map(|u| (u, T0)).collect();
+    let mut waits: Vec<u64> = Vec::new();
+    let mut steps = 0;
+    while a.phase() != Phase::Finished {
+        steps += 1;
+        assert!(steps < 100_000, "the loop ends");
+        let next_end = ends.values().min().copied();
+        now = match (a.next_deadline(), next_end) {
+            (Some(d), Some(e)) => d.min(e),
+            (Some(d), None) => d,
+            (None, Some(e)) => e,
+            (None, None) => panic!("nothing left to wait for in {:?}", a.phase()),
+        }
+        .max(now);
+        let due: Vec<GameNo> = ends
+            .iter()
+            .filter(|(_, e)| **e <= now)
+            .map(|(n, _)| *n)
+            .collect();
+        for no in due {
+            ends.remove(&no);
+            let end = match lcg(&mut rng) % 5 {
+                0 => GameEnd::Agreed,
+                1 | 2 => GameEnd::Resigned { loser: Mark::O },
+                _ => GameEnd::Timeout { loser: Mark::X },
+            };
+            let game = a.result(no, format!("r{no}"), end, now).expect("open");
+            since.insert(game.x, now);
+            since.insert(game.o, now);
+            a.record(game, now).expect("counts");
+        }
+        for (no, x, o) in paired(&a.tick(now)) {
+            for u in [x, o] {
+                waits.push(now - since.remove(&u).expect("was waiting"));
+            }
+            ends.insert(no, now + 20_000 + lcg(&mut rng) % 100_000);
+        }
+    }
+    waits.sort_unstable();
+    let p = |q: usize| waits[(waits.len() - 1) * q / 100];
+    println!(
+        "200 players, one hour: {} games, {} loop steps, wait p50 {} ms, p99 {} ms, max {} ms",
+        a.games().len(),
+        steps,
+        p(50),
+        p(99),
+        waits.last().copied().unwrap_or_default()
+    );
+    assert!(a.games().len() > 4_000, "{} games", a.games().len());
+    assert!(p(99) <= 6_000, "p99 wait {} ms", p(99));
+    assert_eq!(a.standings(), &standings_from_games(a.games()));
+    assert!(a.open_games().next().is_none());
 }
