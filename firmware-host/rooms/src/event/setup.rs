@@ -329,4 +329,47 @@ mod tests {
         };
         assert_eq!(check(&newline), Err(SetupError::Name));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn a_setup_is_accepted_exactly_when_every_rule_holds(
+            duration_min in 0u32..300,
+            start in proptest::option::of(0u64..(10 * 3_600_000)),
+            infinite in proptest::bool::ANY,
+            time_per_move_s in proptest::option::of(0u8..40),
+            name in proptest::option::of("[a-z \n]{0,50}"),
+        ) {
+            let s = EventSetup {
+                game: if infinite { Game::Infinite } else { Game::Xo },
+                duration_min,
+                // Offsets from two hours ago, so some starts are in the past.
+                start: start.map_or(StartRequest::Now, |o| StartRequest::At {
+                    wall_ms: NOW - 2 * 3_600_000 + o,
+                }),
+                time_per_move_s,
+                rated: None,
+                name: name.clone(),
+            };
+            let trimmed = name.as_deref().map(str::trim).unwrap_or("");
+            let start_ok = match s.start {
+                StartRequest::Now => true,
+                StartRequest::At { wall_ms } => (NOW..TODAY.tomorrow_ms).contains(&wall_ms),
+            };
+            let clock_ok = match (s.game, time_per_move_s) {
+                (Game::Xo, t) => t.is_none(),
+                (Game::Infinite, t) => t.is_none_or(|t| [5, 10, 30].contains(&t)),
+            };
+            let ok = (10..=180).contains(&duration_min)
+                && start_ok
+                && clock_ok
+                && trimmed.chars().count() <= MAX_EVENT_NAME_CHARS
+                && !trimmed.contains('\n');
+            let checked = check(&s);
+            proptest::prop_assert_eq!(checked.is_ok(), ok, "{:?}: {:?}", s, checked);
+            if let Ok(e) = checked {
+                proptest::prop_assert!(e.starts_at_ms >= NOW && e.starts_at_ms < TODAY.tomorrow_ms);
+                proptest::prop_assert!(!e.name.is_empty());
+            }
+        }
+    }
 }
