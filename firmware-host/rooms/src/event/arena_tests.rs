@@ -409,6 +409,8 @@ fn two_hundred_players_play_an_hour_driven_by_next_deadline() {
     let mut ends: BTreeMap<GameNo, u64> = BTreeMap::new();
     let mut since: BTreeMap<u64, u64> = (1..=200).map(|u| (u, T0)).collect();
     let mut waits: Vec<u64> = Vec::new();
+    // Players paired by each wave.
+    let mut waves: Vec<usize> = Vec::new();
     let mut steps = 0;
     while a.phase() != Phase::Finished {
         steps += 1;
@@ -438,7 +440,11 @@ fn two_hundred_players_play_an_hour_driven_by_next_deadline() {
             since.insert(game.o, now);
             a.record(game, now).expect("counts");
         }
-        for (no, x, o) in paired(&a.tick(now)) {
+        let wave = paired(&a.tick(now));
+        if !wave.is_empty() {
+            waves.push(wave.len() * 2);
+        }
+        for (no, x, o) in wave {
             for u in [x, o] {
                 waits.push(now - since.remove(&u).expect("was waiting"));
             }
@@ -446,6 +452,14 @@ fn two_hundred_players_play_an_hour_driven_by_next_deadline() {
         }
     }
     waits.sort_unstable();
+    let later = &waves[1..];
+    println!(
+        "waves: first {} players, then {} waves of {:.1} on average, {} at most",
+        waves[0],
+        later.len(),
+        later.iter().sum::<usize>() as f64 / later.len() as f64,
+        later.iter().max().copied().unwrap_or_default()
+    );
     let p = |q: usize| waits[(waits.len() - 1) * q / 100];
     println!(
         "200 players, one hour: {} games, {} loop steps, wait p50 {} ms, p99 {} ms, max {} ms",
