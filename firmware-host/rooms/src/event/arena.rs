@@ -12,7 +12,24 @@
 //! seated in another room, and not in a game of the event. A wave is paired by
 //! [`crate::event::pairing::pair`] once the second-longest-waiting player has waited
 //! [`WaveTimes::gather_ms`] (so two or more can be matched well rather than the first two),
-//! or at once when [`WaveTimes::crowd`] wait.
+//! or at once when [`WaveTimes::crowd`] wait. A game that would repeat a last game, made
+//! only because nobody else waits, is held back for up to [`WaveTimes::rematch_wait_ms`] while
+//! other players are still in games.
+//!
+//! # Driving it
+//!
+//! One task owns the arena (like a room's actor) and is the only caller:
+//!
+//! - intents from sessions: [`Arena::join`] (with [`Player::signed_in`]), [`Arena::pause`],
+//!   [`Arena::resume`], [`Arena::leave`]; the owner's [`Arena::cancel`];
+//! - presence from the hub: [`Arena::presence`] when a player's last connection closes or
+//!   their first opens, and when they take or leave a seat outside the event (the event's own
+//!   rooms are tracked here, never reported as `Elsewhere`);
+//! - rooms: [`Arena::seated`] once a paired game's room exists, [`Arena::abort`] if it could
+//!   not be made, and at the end [`Arena::result`] (stored with the game) then
+//!   [`Arena::record`] after the commit;
+//! - time: after every call, sleep until [`Arena::next_deadline`] and then call
+//!   [`Arena::tick`]; nothing else needs a timer.
 
 use std::collections::BTreeMap;
 
