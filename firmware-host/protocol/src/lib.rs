@@ -12,6 +12,8 @@
 //! - [`server`]: [`ServerMsg`], what the server sends: hello, snapshots, lobby, events, errors.
 //! - [`view`]: [`RoomView`] (a room as one reader may see it) and [`RoomSummary`] (a lobby row).
 //! - [`error`]: [`ErrorCode`], the stable machine-readable error codes.
+//! - [`event`]: arena events (EV1–EV7): intents, the event snapshot, standings deltas,
+//!   `paired`, and their error codes (not yet in `ClientMsg`/`ServerMsg`).
 //! - [`frame`]: [`Frame`], decoding and encoding of both framings in one place.
 //! - [`records`]: finished games and rating updates, as stored and as served over HTTP.
 //! - [`http`]: the HTTP API's request and response bodies and its error codes.
@@ -29,6 +31,7 @@
 
 pub mod client;
 pub mod error;
+pub mod event;
 pub mod frame;
 pub mod http;
 mod json_text;

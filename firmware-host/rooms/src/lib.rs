@@ -15,6 +15,9 @@
 //! - [`seats`]: the seat book shared by rooms: one seat per player (M3.4).
 //! - [`room`]: [`room::Room`], one game's rules as a pure state machine, one file per part of
 //!   a room's life (its own docs list them).
+//! - [`event`]: arena events (EV1–EV5) as a pure state machine: settings, scoring and
+//!   standings, standings deltas, pairing of waves, [`event::Arena`] (its own docs list the
+//!   files).
 //! - [`saved`]: the versioned saved form of an open room, for restarts.
 //! - `handle` (private): a room task's address and the messages it takes.
 //! - `lobby` (private): the directory of open rooms and their lobby rows.
@@ -55,6 +58,10 @@
 //! | E2, E3 rated results, P3 stored before announced | `room/result.rs`; stored (and kept, retried) by `results.rs`, announced by `actor.rs` when the store's answer comes |
 //! | E4 ELO preview | `room/view.rs` |
 //! | P3 open rooms survive a restart | `saved.rs`; written by the saver in `actor.rs`, restored in `hub.rs` |
+//! | EV1 event settings | `event/setup.rs` |
+//! | EV2 join, pause, leave, who may be paired; EV5 phases and the end | `event/arena.rs` |
+//! | EV3 pairing a wave, colours | `event/pairing.rs`; waves gathered in `event/arena.rs` |
+//! | EV4 points, streaks, performance, standings | `event/score.rs`; deltas in `event/delta.rs` |
 //! | Bad input: which refusal wins | `room/errors.rs` |
 //! | Bad input: frames, sizes, rates, hello | `session.rs` (limits in `config.rs`) |
 //! | S3 sessions ended on open WebSockets | `conns.rs`, `hub.rs` (`end_session`, `end_user_sessions`), `session.rs` (close 4001) |
@@ -131,6 +138,7 @@ pub use actor::SAVE_COALESCE;
 pub mod config;
 mod conns;
 mod create;
+pub mod event;
 mod handle;
 pub mod hub;
 mod lobby;
