@@ -223,6 +223,7 @@ impl World {
             wall_ms: WALL + self.now,
             rng: &mut self.rng,
             seats: &mut self.seats,
+            rated: &rooms::rated::Unlimited,
         }
     }
 
@@ -331,6 +332,7 @@ impl World {
             wall_ms: WALL + self.now,
             rng: &mut self.rng,
             seats: &mut self.seats,
+            rated: &rooms::rated::Unlimited,
         };
         let live = self.slots[slot].as_mut().expect("checked above");
         let result = live.room.apply(who, intent.clone(), &mut ctx);
@@ -568,6 +570,7 @@ impl World {
                 wall_ms: WALL + self.now,
                 rng: &mut self.rng,
                 seats: &mut self.seats,
+                rated: &rooms::rated::Unlimited,
             };
             let fx = live.room.tick(&mut ctx);
             if tracing() && !fx.is_empty() {
