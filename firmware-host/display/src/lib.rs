@@ -30,6 +30,7 @@
 //!     rooms_playing: 5,
 //!     uptime_s: 3 * 86_400 + 4 * 3600 + 12 * 60,
 //!     storage: None,
+//!     owner_code: None,
 //! })?;
 //! assert!(dir.join("status.png").exists());
 //! # Ok(())
