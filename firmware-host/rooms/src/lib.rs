@@ -21,6 +21,8 @@
 //! - `actor` (private): the task that owns one room, its clock and its bot, and carries out
 //!   the room's effects (snapshots, events, storage).
 //! - `create` (private): creating a room: limits, id, the creator's seat.
+//! - [`puzzles`]: puzzle attempts over the WebSocket: each connection's attempts and streak,
+//!   the count of today's daily solves.
 //! - `session` (private): one WebSocket connection: hello, limits, decoding, routing.
 //! - [`hub`]: [`Hub`], the handle `firmware-host` calls: start (restoring saved rooms), serve a
 //!   WebSocket, lobby list, stats, shutdown.
@@ -56,6 +58,9 @@
 //! | Bad input: frames, sizes, rates, hello | `session.rs` (limits in `config.rs`) |
 //! | S3 sessions ended on open WebSockets | `conns.rs`, `hub.rs` (`end_session`, `end_user_sessions`), `session.rs` (close 4001) |
 //! | S4 room limits per host and server | `create.rs` |
+//! | PZ2 attempts judged, defence and refutation | `tables::puzzle`; whose attempt, what is shown in `puzzles.rs`, routed in `session.rs` |
+//! | PZ4 puzzle of the day, solved-today count | `tables::select::daily`; the UTC day and the count in `puzzles.rs` |
+//! | PZ5 streaks | `tables::select::streak`; the connection's streak in `puzzles.rs` |
 //!
 //! # Rules an outside client asks about
 //!
@@ -132,6 +137,7 @@ mod handle;
 pub mod hub;
 mod lobby;
 pub mod persistence;
+pub mod puzzles;
 pub mod rated;
 pub mod refusal;
 pub mod room;
