@@ -25,6 +25,7 @@ mod owner_http;
 mod owner_settings;
 mod owner_update;
 mod public_url;
+mod puzzles;
 mod rated_games_limit;
 mod server_crash;
 mod server_disk_full;
