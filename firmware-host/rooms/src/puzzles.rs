@@ -477,8 +477,8 @@ impl PuzzleBook {
             origin,
             you: puzzle.to_move(),
             rating: puzzle.rating(),
-            start: board(&puzzle.position()),
-            board: board(&a.position()),
+            start: board(&puzzle.position(), &[]),
+            board: board(&puzzle.position(), a.record().moves()),
             moves: a.record().moves().to_vec(),
             repetition_warning: a.repetition_warning(),
             status,
@@ -491,10 +491,29 @@ impl PuzzleBook {
     }
 }
 
-fn board(p: &Position) -> PuzzleBoard {
+/// The board after `moves` from `start`, each side's marks oldest first. The engine keeps
+/// XO's marks in cell order (order does not matter to XO's rules); here they follow play, as
+/// in room snapshots: the start's marks (in cell order: a puzzle has no history), then the
+/// moves as played.
+fn board(start: &Position, moves: &[Cell]) -> PuzzleBoard {
+    let mut marks = [
+        start.marks(Mark::X).as_slice().to_vec(),
+        start.marks(Mark::O).as_slice().to_vec(),
+    ];
+    let mut p = *start;
+    for &cell in moves {
+        let side = &mut marks[usize::from(p.turn() == Mark::O)];
+        side.push(cell);
+        p = p.play(cell).expect("the attempt's moves are legal");
+        // R-INF-2: the mover's oldest mark went; the engine is the judge of when.
+        if side.len() > p.marks(p.turn().other()).len() {
+            side.remove(0);
+        }
+    }
+    let [x, o] = marks;
     PuzzleBoard {
-        x: p.marks(Mark::X).as_slice().to_vec(),
-        o: p.marks(Mark::O).as_slice().to_vec(),
+        x,
+        o,
         turn: p.turn(),
         glowing: p.glowing(),
     }
@@ -635,6 +654,18 @@ mod tests {
         assert_eq!(*cell, wrong);
         assert!(!matches!(verdict, MoveVerdict::Win(_)));
         assert_eq!(failed.moves[1..], refutation[..]);
+        // XO's marks follow play after the start's.
+        let mut x = view.start.x.clone();
+        let mut o = view.start.o.clone();
+        let mut turn = view.start.turn;
+        for &c in &failed.moves {
+            match turn {
+                Mark::X => x.push(c),
+                Mark::O => o.push(c),
+            }
+            turn = turn.other();
+        }
+        assert_eq!((&failed.board.x, &failed.board.o), (&x, &o));
         assert!(failed.distance.is_some());
         let again = book.play(view.attempt, 0, &mut c).expect_err("over");
         assert_eq!(again.code, ErrorCode::GameOver);

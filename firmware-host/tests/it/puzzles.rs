@@ -67,6 +67,7 @@ async fn solve(client: &mut Client, mut view: PuzzleView) -> PuzzleView {
             .puzzle_move(view.attempt, cell)
             .await
             .expect("a right move is accepted");
+        assert_same_board(&view.board, &position(&view));
         match view.last {
             Some(PuzzleStep::Right {
                 cell: played,
@@ -203,7 +204,7 @@ async fn a_wrong_move_shows_the_refutation_and_a_retry_starts_again() {
         let mut line = vec![wrong];
         line.extend(refutation);
         assert_eq!(failed.moves, line, "the refutation is on the board");
-        assert_eq!(failed.board, board_of(&position(&failed)));
+        assert_same_board(&failed.board, &position(&failed));
         assert_eq!(failed.distance, Some(puzzle_of(&view).distance()));
 
         assert_eq!(
@@ -220,13 +221,27 @@ async fn a_wrong_move_shows_the_refutation_and_a_retry_starts_again() {
     }
 }
 
-fn board_of(p: &Position) -> protocol::puzzle::PuzzleBoard {
-    protocol::puzzle::PuzzleBoard {
-        x: p.marks(engine::Mark::X).as_slice().to_vec(),
-        o: p.marks(engine::Mark::O).as_slice().to_vec(),
-        turn: p.turn(),
-        glowing: p.glowing(),
+/// The board shows `p`: the same marks (XO's in play order, which the engine does not keep),
+/// the side to move and the glowing mark.
+fn assert_same_board(board: &protocol::puzzle::PuzzleBoard, p: &Position) {
+    let sorted = |cells: &[Cell]| {
+        let mut cells = cells.to_vec();
+        cells.sort_unstable();
+        cells
+    };
+    assert_eq!(
+        sorted(&board.x),
+        sorted(p.marks(engine::Mark::X).as_slice())
+    );
+    assert_eq!(
+        sorted(&board.o),
+        sorted(p.marks(engine::Mark::O).as_slice())
+    );
+    if p.game() == Game::Infinite {
+        assert_eq!(board.x, p.marks(engine::Mark::X).as_slice());
+        assert_eq!(board.o, p.marks(engine::Mark::O).as_slice());
     }
+    assert_eq!((board.turn, board.glowing), (p.turn(), p.glowing()));
 }
 
 /// An attempt belongs to the connection that started it: another connection (a second tab of
