@@ -88,6 +88,8 @@
 //!   a new room; every viewer of the old one gets `next_room` and the new room's snapshot, and
 //!   the new room is their current room. A bot or local game nobody views ends after
 //!   `HubConfig::unviewed_game_close` (60 s).
+//! - **Puzzle attempts** belong to the connection that started them (its last 4): any other
+//!   connection, the same player's included, gets `unknown_attempt` for them (`puzzles.rs`).
 //! - **Sign-out** (S3): a WebSocket whose sign-in session ends gets the error `signed_out` and a
 //!   close frame with code 4001 `signed_out` (`Hub::end_session`, `Hub::end_user_sessions`).
 //!
