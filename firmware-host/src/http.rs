@@ -22,9 +22,10 @@ use hyper::header::{
 };
 use hyper::{Method, Request, Response, StatusCode};
 use protocol::http::{
-    GameView, LadderView, LeaderRow, Leaderboard, PerGame, Profile, ProfileSeason, SeasonSummary,
-    Seasons, ServerConfig,
+    DailyPuzzle, DailyPuzzles, GameView, LadderView, LeaderRow, Leaderboard, PerGame, Profile,
+    ProfileSeason, SeasonSummary, Seasons, ServerConfig,
 };
+use protocol::puzzle::PuzzleKind;
 use rooms::StoreError;
 
 use crate::account_api;
@@ -186,6 +187,10 @@ async fn route(
             get(is_get)?;
             lobby(app, &req).await
         }
+        ["puzzles", "daily"] => {
+            get(is_get)?;
+            Ok(daily_puzzles())
+        }
         ["games", id] if !id.is_empty() => {
             get(is_get)?;
             game(app, percent_decode(id)).await
@@ -238,6 +243,31 @@ fn config(app: &Arc<App>) -> Response<Body> {
             protocol_version: protocol::PROTOCOL_VERSION,
         },
     )
+}
+
+/// `GET /api/puzzles/daily`: each game's puzzle of the server's UTC day (PZ4) and how many
+/// solved it today, for the kiosk's home.
+fn daily_puzzles() -> Response<Body> {
+    let day = rooms::puzzles::today();
+    let solves = rooms::puzzles::DailySolves::global();
+    let puzzles = [Game::Xo, Game::Infinite]
+        .into_iter()
+        .map(|game| {
+            let p = tables::select::daily(game, i64::from(day));
+            DailyPuzzle {
+                game,
+                puzzle: p.id().to_string(),
+                kind: match p.kind() {
+                    tables::puzzle::Kind::Win => PuzzleKind::Win,
+                    tables::puzzle::Kind::Hold => PuzzleKind::Hold,
+                },
+                rating: p.rating(),
+                to_move: p.to_move(),
+                solved_today: solves.count(game, day),
+            }
+        })
+        .collect();
+    json(StatusCode::OK, &DailyPuzzles { day, puzzles })
 }
 
 fn ladder(s: &LadderStats) -> LadderView {

@@ -252,6 +252,8 @@ impl AppState {
                 }
             }
             ServerMsg::Pong { .. } => {}
+            // Puzzle attempts: no page shows them yet.
+            ServerMsg::Puzzle { .. } => {}
             ServerMsg::Lobby { rooms, total, .. } => {
                 self.lobby = rooms;
                 self.lobby_total = total;
@@ -530,6 +532,8 @@ pub fn error_text(code: ErrorCode) -> Option<T> {
         ErrorCode::NotFinished => T::ErrNotFinished,
         ErrorCode::PlayAgainUnavailable => T::ErrPlayAgainUnavailable,
         ErrorCode::TooManyRatedGames => T::ErrTooManyRatedGames,
+        // Puzzle errors: the server's English message until a puzzle page words them.
+        ErrorCode::UnknownPuzzle | ErrorCode::UnknownAttempt | ErrorCode::NoStreak => return None,
     })
 }
 

@@ -7,7 +7,10 @@ It proves that the document is enough: against a running firmware-host it
 - registers two accounts over HTTP, plays a rated game between them on two WebSockets
   (create, join, ready, start, a draw offer on the opponent's turn, moves to a line) and checks
   the new ratings on their profiles and the leaderboard, and stores a bot game of an account;
-- checks the documented refusals and their precedence on the way.
+- checks the documented refusals and their precedence on the way;
+- solves the puzzle of the day of both games with its own small solver (the rules of both games
+  as PROTOCOL.md and the rules state them): a wrong move first, checking the refutation, then a
+  retry solved move by move against the server's defence, and the solved-today count.
 
 Usage: python3 xo_client.py http://127.0.0.1:PORT
 Prints one line per check and ends with "N passed, N failed"; exits non-zero on any failure.
@@ -528,12 +531,173 @@ async def rated_game(base):
     sara_http.expect_error("GET", "/api/me", 401, "not_signed_in")
 
 
+# ---- puzzles ------------------------------------------------------------------------------
+
+LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+
+def other(mark):
+    return "O" if mark == "X" else "X"
+
+
+class Pos:
+    """A position as the puzzle messages show it: each side's marks oldest first, the side to
+    move. Infinite XO: a fourth mark removes the mover's oldest, then the line is checked."""
+
+    def __init__(self, game, x, o, turn):
+        self.game, self.marks, self.turn = game, {"X": tuple(x), "O": tuple(o)}, turn
+
+    def key(self):
+        return (self.marks["X"], self.marks["O"], self.turn)
+
+    def empty(self):
+        taken = set(self.marks["X"]) | set(self.marks["O"])
+        return [c for c in range(9) if c not in taken]
+
+    def play(self, cell):
+        """The position after `cell`, and "win", "draw" or None (the game goes on)."""
+        mine = self.marks[self.turn] + (cell,)
+        if self.game == "infinite" and len(mine) > 3:
+            mine = mine[1:]
+        marks = dict(self.marks)
+        marks[self.turn] = mine
+        after = Pos(self.game, marks["X"], marks["O"], other(self.turn))
+        if any(all(c in mine for c in line) for line in LINES):
+            return after, "win"
+        if self.game == "xo" and len(marks["X"]) + len(marks["O"]) == 9:
+            return after, "draw"
+        return after, None
+
+
+def wins_within(pos, plies, memo):
+    """Whether the side to move can force a win within `plies` plies."""
+    key = (pos.key(), plies)
+    if key not in memo:
+        memo[key] = any(move_wins_within(pos, c, plies, memo) for c in pos.empty())
+    return memo[key]
+
+
+def move_wins_within(pos, cell, plies, memo):
+    after, end = pos.play(cell)
+    if end is not None or plies < 3:
+        return end == "win"
+    for reply in after.empty():
+        again, end = after.play(reply)
+        if end == "win" or (end is None and not wins_within(again, plies - 2, memo)):
+            return False
+        if end == "draw":
+            return False
+    return True
+
+
+def puzzle_move(view, memo):
+    """A right move: win puzzles, a move of the fastest forced win; hold puzzles, the one move
+    after which the opponent cannot force a win."""
+    b = view["board"]
+    pos = Pos(view["game"], b["x"], b["o"], b["turn"])
+    if view["kind"] == "win":
+        for plies in range(1, 40, 2):
+            for cell in pos.empty():
+                if move_wins_within(pos, cell, plies, memo):
+                    return cell
+        raise Failed(f"no forced win found in {view['puzzle']}")
+    holding = [c for c in pos.empty() if not wins_within(pos.play(c)[0], 39, memo)]
+    check(len(holding) == 1, f"exactly one move holds {view['puzzle']}: {holding}")
+    return holding[0]
+
+
+def replay(view):
+    """The board after the attempt's moves, replayed from its start with our own rules."""
+    s = view["start"]
+    pos = Pos(view["game"], s["x"], s["o"], s["turn"])
+    for cell in view["moves"]:
+        pos = pos.play(cell)[0]
+    return pos
+
+
+def check_board(view):
+    pos = replay(view)
+    b = view["board"]
+    check(
+        (tuple(b["x"]), tuple(b["o"]), b["turn"]) == pos.key(),
+        f"the board {b} is the start with the moves {view['moves']} played",
+    )
+    own = pos.marks[pos.turn]
+    glowing = own[0] if view["game"] == "infinite" and len(own) == 3 else None
+    check(b["glowing"] == glowing, f"glowing {b['glowing']}, expected {glowing}")
+
+
+async def daily_puzzles(base):
+    """Both games' puzzles of the day, solved from the page alone: fail once, retry, solve."""
+    http = Http(base)
+    daily = http.expect("GET", "/api/puzzles/daily", 200)
+    check([p["game"] for p in daily["puzzles"]] == ["xo", "infinite"], f"daily {daily}")
+    me = await Conn.open(base, http, "puzzles")
+    other_tab = await Conn.open(base, http, "other tab")
+    for listed in daily["puzzles"]:
+        game = listed["game"]
+        memo = {}
+        view = await me.ok("puzzle_start", reply="puzzle", source={"daily": {"game": game}})
+        view = view["attempt"]
+        check(view["puzzle"] == listed["puzzle"], f"the daily puzzle {view['puzzle']}")
+        check(view["origin"] == {"daily": {"day": daily["day"]}}, f"origin {view['origin']}")
+        check(view["status"] == "playing" and view["distance"] is None, "the distance is hidden")
+        check(view["you"] == view["start"]["turn"] == listed["to_move"], "the player moves first")
+        check(view["rated"] is False, "puzzles are unrated for now")
+        before = view["solved_today"]
+        check(before == listed["solved_today"], f"solved_today {before}")
+        await other_tab.refused("puzzle_move", "unknown_attempt", attempt=view["attempt"], cell=0)
+        taken = (view["start"]["x"] + view["start"]["o"])[0]
+        await me.refused("puzzle_move", "cell_occupied", attempt=view["attempt"], cell=taken)
+
+        right = puzzle_move(view, memo)
+        wrong = next(c for c in range(9) if c not in view["start"]["x"] + view["start"]["o"]
+                     and c != right)
+        failed = await me.ok("puzzle_move", reply="puzzle", attempt=view["attempt"], cell=wrong)
+        failed = failed["attempt"]
+        check(failed["status"] == "failed", f"{wrong} is wrong: {failed['status']}")
+        step = failed["last"]["wrong"]
+        check(step["cell"] == wrong and step["verdict"] != "win", f"wrong step {step}")
+        check(failed["moves"] == [wrong] + step["refutation"], "the refutation is on the board")
+        check(failed["distance"] is not None, "the distance is shown once over")
+        check_board(failed)
+        await me.refused("puzzle_move", "game_over", attempt=view["attempt"], cell=right)
+
+        view = (await me.ok("puzzle_retry", reply="puzzle", attempt=view["attempt"]))["attempt"]
+        check(view["moves"] == [] and view["status"] == "playing", "a retry starts afresh")
+        for _ in range(20):
+            cell = puzzle_move(view, memo)
+            view = (await me.ok("puzzle_move", reply="puzzle", attempt=view["attempt"],
+                                cell=cell))["attempt"]
+            check_board(view)
+            last = view["last"]
+            if "solved" in last:
+                break
+            check("right" in last, f"{cell} was right, judged {last}")
+            check(view["moves"][-2:] == [cell, last["right"]["reply"]], "the reply is played")
+            check(view["distance"] is None, "the distance stays hidden while playing")
+        check(view["status"] == "solved", f"solved: {view['status']}")
+        if view["kind"] == "win":
+            check(view["distance"] == len(view["moves"]), "the fastest win took the distance")
+        # This connection comes from the server's own machine, like the kiosk's screen: each
+        # solve counts.
+        check(view["solved_today"] == before + 1, f"solved_today {view['solved_today']}")
+        listed_now = http.expect("GET", "/api/puzzles/daily", 200)["puzzles"]
+        check(any(p["game"] == game and p["solved_today"] == before + 1 for p in listed_now),
+              f"the count on /api/puzzles/daily: {listed_now}")
+    await me.refused("puzzle_start", "unknown_puzzle", source={"by_id": {"puzzle": "xo-win-x"}})
+    await me.refused("puzzle_start", "no_streak", source={"streak": {"game": "xo", "step": 1}})
+    await me.close()
+    await other_tab.close()
+
+
 async def main(base):
     checks = [
         ("server info over HTTP", server_info),
         ("postcard ping and error", postcard_ping),
         ("bot game to its end", bot_game),
         ("rated game between two accounts", rated_game),
+        ("the puzzles of the day solved", daily_puzzles),
     ]
     passed = failed = 0
     for name, run in checks:

@@ -7,6 +7,7 @@
 use engine::{Cell, Game, Mark};
 use serde::{Deserialize, Serialize};
 
+use crate::puzzle::{AttemptId, PuzzleSource};
 use crate::{RequestId, RoomId};
 
 /// A message from a client.
@@ -149,6 +150,26 @@ pub enum ClientMsg {
         id: Option<RequestId>,
         accept: bool,
     },
+    /// Start an attempt at a puzzle (PZ2, PZ4, PZ5); answered by `puzzle`.
+    PuzzleStart {
+        #[serde(default)]
+        id: Option<RequestId>,
+        source: PuzzleSource,
+    },
+    /// Play `cell` in one's own attempt; answered by `puzzle`.
+    PuzzleMove {
+        #[serde(default)]
+        id: Option<RequestId>,
+        attempt: AttemptId,
+        cell: Cell,
+    },
+    /// Once an attempt is over: the same puzzle again from its start, as a new attempt;
+    /// answered by `puzzle`.
+    PuzzleRetry {
+        #[serde(default)]
+        id: Option<RequestId>,
+        attempt: AttemptId,
+    },
 }
 
 /// Matches `$msg` binding `$id` to the id field of every message that has one; the hello has
@@ -179,7 +200,10 @@ macro_rules! match_id {
             | ClientMsg::Undo { $id }
             | ClientMsg::PlayAgain { $id }
             | ClientMsg::OfferRematch { $id }
-            | ClientMsg::AnswerRematch { $id, .. } => $some,
+            | ClientMsg::AnswerRematch { $id, .. }
+            | ClientMsg::PuzzleStart { $id, .. }
+            | ClientMsg::PuzzleMove { $id, .. }
+            | ClientMsg::PuzzleRetry { $id, .. } => $some,
         }
     };
 }

@@ -107,6 +107,14 @@ pub enum ErrorCode {
     /// (issue 10.3: rated games are kept for ever); the game can start once the oldest leaves
     /// the hour.
     TooManyRatedGames,
+    // Puzzles.
+    /// No embedded puzzle has that id.
+    UnknownPuzzle,
+    /// This connection holds no attempt with that id: never started here, or dropped (each
+    /// connection keeps its last few). Attempts of other connections are unknown too.
+    UnknownAttempt,
+    /// `puzzle_start` of a streak step that does not follow this connection's streak.
+    NoStreak,
 }
 
 impl ErrorCode {
@@ -156,6 +164,9 @@ impl ErrorCode {
             ErrorCode::NotFinished => "not_finished",
             ErrorCode::PlayAgainUnavailable => "play_again_unavailable",
             ErrorCode::TooManyRatedGames => "too_many_rated_games",
+            ErrorCode::UnknownPuzzle => "unknown_puzzle",
+            ErrorCode::UnknownAttempt => "unknown_attempt",
+            ErrorCode::NoStreak => "no_streak",
         }
     }
 }

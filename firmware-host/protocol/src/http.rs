@@ -16,6 +16,7 @@
 //! | `GET /api/seasons` | | 200 [`Seasons`] | |
 //! | `GET /api/games/{id}` | | 200 [`GameView`] | `unknown_game` |
 //! | `GET /api/rooms` | | 200 `[RoomSummary]` ([`crate::RoomSummary`]) | |
+//! | `GET /api/puzzles/daily` | | 200 [`DailyPuzzles`] | |
 //! | `DELETE /api/me` | [`DeleteAccount`] | 200 [`SignedOut`], cookie cleared; sessions and WebSockets end; games kept with the seat named [`DELETED_PLAYER_NAME`] | `not_signed_in`, `wrong_password`, `last_owner`, `too_many_attempts`, `storage_unavailable` |
 //! | `POST /api/kiosk/owner-code` | `{}` | 200 [`OwnerCode`] | `not_kiosk` (not from the kiosk itself) |
 //! | `POST /api/owner/claim` | [`ClaimOwner`] | 200 [`Owners`] | `not_signed_in`, `bad_owner_code` |
@@ -400,6 +401,29 @@ pub struct Wifi {
     pub security: WifiSecurity,
     #[serde(default)]
     pub password: Option<String>,
+}
+
+/// `GET /api/puzzles/daily`: today's puzzle of each game (PZ4) and how many solved it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DailyPuzzles {
+    /// Today on the server: days since 1970-01-01, UTC.
+    pub day: u32,
+    /// XO's, then Infinite XO's.
+    pub puzzles: Vec<DailyPuzzle>,
+}
+
+/// One game's puzzle of the day.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DailyPuzzle {
+    pub game: engine::Game,
+    /// Its id, for `puzzle_start` with `{"by_id":{"puzzle":…}}` (or `{"daily":{"game":…}}`).
+    pub puzzle: String,
+    pub kind: crate::puzzle::PuzzleKind,
+    pub rating: i32,
+    /// The side to move: "X to move and win".
+    pub to_move: engine::Mark,
+    /// How many solved it today so far.
+    pub solved_today: u32,
 }
 
 /// `GET /api/config`.

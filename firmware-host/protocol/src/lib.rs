@@ -16,6 +16,8 @@
 //!   `paired`, and their error codes (not yet in `ClientMsg`/`ServerMsg`).
 //! - [`frame`]: [`Frame`], decoding and encoding of both framings in one place.
 //! - [`records`]: finished games and rating updates, as stored and as served over HTTP.
+//! - [`puzzle`]: puzzle attempts: [`PuzzleSource`] (what `puzzle_start` asks for) and
+//!   [`PuzzleView`] (an attempt as its player sees it).
 //! - [`http`]: the HTTP API's request and response bodies and its error codes.
 //! - [`rules`]: what people may type: usernames and passwords (A1), local names (M2.1).
 //!
@@ -35,6 +37,7 @@ pub mod event;
 pub mod frame;
 pub mod http;
 mod json_text;
+pub mod puzzle;
 pub mod records;
 pub mod rules;
 pub mod server;
@@ -43,6 +46,7 @@ pub mod view;
 pub use client::{ClientMsg, CreateRoom, JoiningRequest, OpponentRequest};
 pub use error::ErrorCode;
 pub use frame::{Frame, FrameError, Framing, decode_client, decode_client_payload, decode_server};
+pub use puzzle::{AttemptId, PuzzleSource, PuzzleView};
 pub use server::{CloseReason, Event, ServerMsg};
 pub use view::{
     ClockView, EloPreview, JoinRequestView, Joining, Name, Phase, PlayerView, ResultView, RoomKind,

@@ -4,6 +4,7 @@ use engine::{Cell, Mark};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorCode;
+use crate::puzzle::PuzzleView;
 use crate::records::{GameEnd, RatingUpdate, UserId};
 use crate::view::{Name, RoomSummary, RoomView};
 use crate::{RequestId, RoomId};
@@ -64,6 +65,12 @@ pub enum ServerMsg {
         rows: Vec<RoomSummary>,
         removed: Vec<RoomId>,
         total: u32,
+    },
+    /// One of this connection's puzzle attempts, whole: answers `puzzle_start`,
+    /// `puzzle_move` and `puzzle_retry`.
+    Puzzle {
+        id: Option<RequestId>,
+        attempt: Box<PuzzleView>,
     },
 }
 

@@ -281,6 +281,13 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         exactly::<Vec<RoomSummary>>,
     ),
     (
+        "GET",
+        "/api/puzzles/daily",
+        None,
+        "200",
+        exactly::<http::DailyPuzzles>,
+    ),
+    (
         "DELETE",
         "/api/me",
         Some(exactly::<http::DeleteAccount>),
@@ -669,6 +676,12 @@ fn registry() -> Registry {
         FinishedGame,
         engine::Game,
         engine::Mark,
+        protocol::puzzle::PuzzleSource,
+        protocol::puzzle::PuzzleKind,
+        protocol::puzzle::PuzzleOrigin,
+        protocol::puzzle::AttemptStatus,
+        protocol::puzzle::MoveVerdict,
+        protocol::puzzle::PuzzleStep,
     );
     tracer
         .registry()

@@ -75,7 +75,114 @@ fn every_client_msg() -> Vec<ClientMsg> {
         ClientMsg::PlayAgain { id },
         ClientMsg::OfferRematch { id },
         ClientMsg::AnswerRematch { id, accept: false },
+        ClientMsg::PuzzleStart {
+            id,
+            source: PuzzleSource::Daily { game: Game::Xo },
+        },
+        ClientMsg::PuzzleStart {
+            id,
+            source: PuzzleSource::Streak {
+                game: Game::Infinite,
+                step: 3,
+            },
+        },
+        ClientMsg::PuzzleStart {
+            id,
+            source: PuzzleSource::Next {
+                game: Game::Infinite,
+            },
+        },
+        ClientMsg::PuzzleStart {
+            id,
+            source: PuzzleSource::ById {
+                puzzle: "infinite-hold-311".into(),
+            },
+        },
+        ClientMsg::PuzzleMove {
+            id,
+            attempt: 17,
+            cell: 8,
+        },
+        ClientMsg::PuzzleRetry { id, attempt: 17 },
     ]
+}
+
+/// An attempt after each kind of step, and the attempt's other optional parts.
+fn sample_attempts() -> Vec<PuzzleView> {
+    use protocol::puzzle::*;
+    let board = PuzzleBoard {
+        x: vec![0, 8, 1],
+        o: vec![7, 5],
+        turn: Mark::O,
+        glowing: None,
+    };
+    let start = PuzzleView {
+        attempt: 3,
+        puzzle: "infinite-win-5108".into(),
+        game: Game::Infinite,
+        kind: PuzzleKind::Win,
+        origin: PuzzleOrigin::Daily { day: 20_791 },
+        you: Mark::O,
+        rating: 980,
+        start: board.clone(),
+        board,
+        moves: Vec::new(),
+        repetition_warning: false,
+        status: AttemptStatus::Playing,
+        last: None,
+        distance: None,
+        rated: false,
+        streak: None,
+        solved_today: Some(12),
+    };
+    let mut steps = vec![start.clone()];
+    for (last, origin, status) in [
+        (
+            PuzzleStep::Right { cell: 4, reply: 3 },
+            PuzzleOrigin::Next,
+            AttemptStatus::Playing,
+        ),
+        (
+            PuzzleStep::Solved { cell: 8 },
+            PuzzleOrigin::ById,
+            AttemptStatus::Solved,
+        ),
+        (
+            PuzzleStep::Wrong {
+                cell: 2,
+                verdict: MoveVerdict::Loss(4),
+                refutation: vec![4, 0, 7],
+            },
+            PuzzleOrigin::Streak { step: 2 },
+            AttemptStatus::Failed,
+        ),
+        (
+            PuzzleStep::Wrong {
+                cell: 2,
+                verdict: MoveVerdict::Draw,
+                refutation: vec![4],
+            },
+            PuzzleOrigin::ById,
+            AttemptStatus::Failed,
+        ),
+    ] {
+        let mut view = start.clone();
+        view.last = Some(last);
+        view.origin = origin;
+        view.status = status;
+        view.distance = Some(5);
+        view.solved_today = None;
+        view.streak = Some(StreakView {
+            game: Game::Infinite,
+            step: 2,
+            solved: 2,
+            over: true,
+        });
+        view.board.glowing = Some(5);
+        view.repetition_warning = true;
+        steps.push(view);
+    }
+    steps
 }
 
 fn sample_view() -> RoomView {
@@ -296,6 +403,10 @@ fn every_server_msg() -> Vec<ServerMsg> {
         },
     ];
     msgs.extend(events.into_iter().map(ServerMsg::Event));
+    msgs.extend(sample_attempts().into_iter().map(|view| ServerMsg::Puzzle {
+        id: Some(6),
+        attempt: Box::new(view),
+    }));
     for code in [
         ErrorCode::NotYourTurn,
         ErrorCode::CellOccupied,
@@ -303,6 +414,9 @@ fn every_server_msg() -> Vec<ServerMsg> {
         ErrorCode::Kicked,
         ErrorCode::Spectator,
         ErrorCode::FrameTooLarge,
+        ErrorCode::UnknownPuzzle,
+        ErrorCode::UnknownAttempt,
+        ErrorCode::NoStreak,
     ] {
         msgs.push(ServerMsg::error(Some(2), code, "because"));
     }

@@ -27,6 +27,8 @@
 //! - `actor` (private): the task that owns one room, its clock and its bot, and carries out
 //!   the room's effects (snapshots, events, storage); it never waits on the card.
 //! - `create` (private): creating a room: limits, id, the creator's seat.
+//! - [`puzzles`]: puzzle attempts over the WebSocket: each connection's attempts and streak,
+//!   the count of today's daily solves.
 //! - `session` (private): one WebSocket connection: hello, limits, decoding, routing.
 //! - [`hub`]: [`Hub`], the handle `firmware-host` calls: start (restoring saved rooms), serve a
 //!   WebSocket, lobby list, stats, shutdown.
@@ -66,6 +68,9 @@
 //! | Bad input: frames, sizes, rates, hello | `session.rs` (limits in `config.rs`) |
 //! | S3 sessions ended on open WebSockets | `conns.rs`, `hub.rs` (`end_session`, `end_user_sessions`), `session.rs` (close 4001) |
 //! | S4 room limits per host and server | `create.rs` |
+//! | PZ2 attempts judged, defence and refutation | `tables::puzzle`; whose attempt, what is shown in `puzzles.rs`, routed in `session.rs` |
+//! | PZ4 puzzle of the day, solved-today count | `tables::select::daily`; the UTC day and the count in `puzzles.rs` |
+//! | PZ5 streaks | `tables::select::streak`; the connection's streak in `puzzles.rs` |
 //!
 //! # Rules an outside client asks about
 //!
@@ -93,6 +98,8 @@
 //!   a new room; every viewer of the old one gets `next_room` and the new room's snapshot, and
 //!   the new room is their current room. A bot or local game nobody views ends after
 //!   `HubConfig::unviewed_game_close` (60 s).
+//! - **Puzzle attempts** belong to the connection that started them (its last 4): any other
+//!   connection, the same player's included, gets `unknown_attempt` for them (`puzzles.rs`).
 //! - **Sign-out** (S3): a WebSocket whose sign-in session ends gets the error `signed_out` and a
 //!   close frame with code 4001 `signed_out` (`Hub::end_session`, `Hub::end_user_sessions`).
 //!
@@ -143,6 +150,7 @@ mod handle;
 pub mod hub;
 mod lobby;
 pub mod persistence;
+pub mod puzzles;
 pub mod rated;
 pub mod refusal;
 mod results;

@@ -16,6 +16,8 @@ use crate::create::create;
 use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
+use crate::puzzles::{DailySolves, PuzzleBook, PuzzleCtx, Solver, today};
+use crate::refusal::Refusal;
 use crate::room::{Intent, Member};
 use crate::shared::Shared;
 use crate::wire::{Incoming, OPCODE_BINARY, OPCODE_TEXT, ReadError, Wire, close};
@@ -75,6 +77,10 @@ struct Session<S> {
     lobby: Option<Watch>,
     room: Option<RoomHandle>,
     outbox: Outbox,
+    /// This connection's puzzle attempts and streak: nobody else's intents reach them.
+    puzzles: PuzzleBook,
+    /// Who a solved daily puzzle is counted for.
+    solver: Solver,
 }
 
 pub(crate) async fn run<S>(shared: Arc<Shared>, ws: Wire<S>, identity: Identity)
@@ -82,6 +88,16 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let member = Arc::new(Member::from_identity(shared.next_conn(), &identity));
+    // The kiosk's own screen connects from the machine itself (as owner mode's kiosk code
+    // does); its passers-by share one browser, so each of its daily solves counts.
+    let solver = if identity
+        .address
+        .is_some_and(|a| a.to_canonical().is_loopback())
+    {
+        Solver::Kiosk
+    } else {
+        Solver::Person(member.key.clone())
+    };
     let (outbox, mut inbox) = mpsc::channel(shared.config.outbox_capacity);
     let (_registered, signed_out) = shared.connect(
         member.conn,
@@ -106,6 +122,8 @@ where
         lobby: None,
         room: None,
         outbox,
+        puzzles: PuzzleBook::default(),
+        solver,
     };
     // The server's hello goes first, as JSON text: the client has not shown its framing yet.
     // The client's hello must come before any intent.
@@ -518,6 +536,19 @@ where
                 self.enter(&room, Intent::Join { passcode }, id).await;
                 return;
             }
+            ClientMsg::PuzzleStart { id, source } => {
+                self.puzzle(id, |book, ctx| book.start(&source, ctx)).await;
+                return;
+            }
+            ClientMsg::PuzzleMove { id, attempt, cell } => {
+                self.puzzle(id, |book, ctx| book.play(attempt, cell, ctx))
+                    .await;
+                return;
+            }
+            ClientMsg::PuzzleRetry { id, attempt } => {
+                self.puzzle(id, |book, ctx| book.retry(attempt, ctx)).await;
+                return;
+            }
             ClientMsg::Close { .. } => Intent::Close,
             ClientMsg::CancelRequest { .. } => Intent::CancelRequest,
             ClientMsg::Accept { user, .. } => Intent::Accept { user },
@@ -537,6 +568,38 @@ where
             ClientMsg::AnswerRematch { accept, .. } => Intent::AnswerRematch { accept },
         };
         self.forward(intent, id).await;
+    }
+
+    /// Answers a puzzle intent: the attempt's view, or the refusal, to this connection alone.
+    async fn puzzle<F>(&mut self, id: Option<RequestId>, act: F)
+    where
+        F: FnOnce(
+            &mut PuzzleBook,
+            &mut PuzzleCtx<'_, rand::rngs::ThreadRng>,
+        ) -> Result<protocol::PuzzleView, Refusal>,
+    {
+        let answer = {
+            let mut rng = rand::rng();
+            let mut ctx = PuzzleCtx {
+                day: today(),
+                solver: self.solver.clone(),
+                daily: DailySolves::global(),
+                rng: &mut rng,
+            };
+            act(&mut self.puzzles, &mut ctx)
+        };
+        match answer {
+            Ok(view) => {
+                self.send(ServerMsg::Puzzle {
+                    id,
+                    attempt: Box::new(view),
+                })
+                .await;
+            }
+            Err(refusal) => {
+                self.error(id, refusal.code, refusal.message).await;
+            }
+        }
     }
 
     /// Sends `intent` (open or join) to room `id`, which becomes the current room only when the

@@ -26,6 +26,7 @@ mod owner_http;
 mod owner_settings;
 mod owner_update;
 mod public_url;
+mod puzzles;
 mod rated_games_limit;
 mod results_held;
 mod server_crash;

@@ -18,7 +18,9 @@ use engine::{Cell, Game, Mark};
 use futures_util::{SinkExt, StreamExt};
 use protocol::{
     ClientMsg, CreateRoom, Frame, Framing, OpponentRequest, Phase, RoomView, ServerMsg,
-    decode_server, view::ResultView,
+    decode_server,
+    puzzle::{AttemptId, PuzzleSource, PuzzleView},
+    view::ResultView,
 };
 use rand::{Rng, RngExt};
 use tokio::net::TcpStream;
@@ -245,6 +247,60 @@ impl Client {
             }
         }
         Err(ClientError::Timeout("playing the bot game"))
+    }
+}
+
+impl Client {
+    /// Sends a puzzle intent (`puzzle_start`, `puzzle_move`, `puzzle_retry`) with a fresh id
+    /// and returns the attempt the server answers with; a refusal is [`ClientError::Refused`].
+    /// Messages that answer nothing of this intent (room snapshots, events) are skipped.
+    pub async fn puzzle(&mut self, msg: ClientMsg) -> Result<PuzzleView, ClientError> {
+        let id = self.id();
+        let msg = msg.with_id(id.expect("fresh ids are set"));
+        self.send(msg).await?;
+        for _ in 0..1_000 {
+            match self.recv().await? {
+                ServerMsg::Puzzle { id: got, attempt } if got == id => return Ok(*attempt),
+                ServerMsg::Error {
+                    id: got,
+                    code,
+                    message,
+                } if got == id => {
+                    return Err(ClientError::Refused {
+                        code: code.as_str().to_owned(),
+                        message,
+                    });
+                }
+                _ => continue,
+            }
+        }
+        Err(ClientError::Timeout("waiting for the puzzle's answer"))
+    }
+
+    /// `puzzle_start` from `source`.
+    pub async fn start_puzzle(&mut self, source: PuzzleSource) -> Result<PuzzleView, ClientError> {
+        self.puzzle(ClientMsg::PuzzleStart { id: None, source })
+            .await
+    }
+
+    /// `puzzle_move`: `cell` in attempt `attempt`.
+    pub async fn puzzle_move(
+        &mut self,
+        attempt: AttemptId,
+        cell: Cell,
+    ) -> Result<PuzzleView, ClientError> {
+        self.puzzle(ClientMsg::PuzzleMove {
+            id: None,
+            attempt,
+            cell,
+        })
+        .await
+    }
+
+    /// `puzzle_retry` of attempt `attempt`.
+    pub async fn puzzle_retry(&mut self, attempt: AttemptId) -> Result<PuzzleView, ClientError> {
+        self.puzzle(ClientMsg::PuzzleRetry { id: None, attempt })
+            .await
     }
 }
 
