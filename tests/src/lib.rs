@@ -277,6 +277,8 @@ impl Driver {
         let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
         let caps = serde_json::json!({
             "browserName": "chrome",
+            // The console and failed requests, for Client::browser_log.
+            "goog:loggingPrefs": { "browser": "ALL" },
             "goog:chromeOptions": {
                 "binary": chromium,
                 "args": [

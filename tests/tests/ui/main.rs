@@ -7,6 +7,7 @@
 //! again and compiled every generic they use again.
 
 mod browser;
+mod console_browser;
 mod csp_browser;
 mod games;
 mod kiosk_rules;
