@@ -175,6 +175,19 @@ async fn every_kiosk_screen_fits_every_size_in_both_languages() {
         })
         .await?;
         problems.extend(check_screen(&c, "kiosk-local-replay", KIOSK, &[MOVES]).await?);
+        // The verdicts' legend, asked for: over the list, the list still there.
+        click(&c, "#analysis-help").await?;
+        let note = eventually("the legend", || async {
+            xo_tests::text_of(&c, "#analysis-note").await
+        })
+        .await?;
+        assert!(note.contains("before it → after it"), "{note}");
+        for p in xo_tests::layout_problems(&c).await? {
+            problems.push(format!("kiosk-replay-help 800×480 en: {p}"));
+        }
+        xo_tests::save_screenshot(&c, "kiosk-replay-help-en").await;
+        click(&c, "#analysis-help").await?;
+        xo_tests::wait_gone(&c, "#analysis-note").await?;
 
         // A local Infinite XO game with a clock.
         open_live(&c, &format!("{base}/kiosk")).await?;
