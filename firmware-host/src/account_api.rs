@@ -218,20 +218,28 @@ pub(crate) async fn logout(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult
 }
 
 pub(crate) async fn me(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
+    match signed_in(app, req).await? {
+        Some(account) => Ok(json(StatusCode::OK, &account)),
+        None => Err(ApiError::NotSignedIn),
+    }
+}
+
+/// `GET /api/session`: [`me`] without the 401: `{"account": null}` when signed out.
+pub(crate) async fn session(app: &Arc<App>, req: &Request<Incoming>) -> ApiResult {
+    let account = signed_in(app, req).await?;
+    Ok(json(StatusCode::OK, &protocol::http::Session { account }))
+}
+
+/// The account of `req`'s session cookie, if it names a live session.
+async fn signed_in(app: &Arc<App>, req: &Request<Incoming>) -> Result<Option<Account>, ApiError> {
     let store = app.store.clone();
     let headers = req.headers().clone();
     let identity =
         blocking(move || accounts::identity_from_headers_blocking(&store, &headers)).await??;
-    match identity.account {
-        Some(account) => Ok(json(
-            StatusCode::OK,
-            &Account {
-                id: account.id,
-                username: account.name,
-            },
-        )),
-        None => Err(ApiError::NotSignedIn),
-    }
+    Ok(identity.account.map(|account| Account {
+        id: account.id,
+        username: account.name,
+    }))
 }
 
 /// The signed-in account of `req`'s session cookie, its session's token hash and its

@@ -166,6 +166,10 @@ async fn route(
             }
             account_api::me(app, &req).await
         }
+        ["session"] => {
+            get(is_get)?;
+            account_api::session(app, &req).await
+        }
         ["kiosk", "owner-code"] => {
             post(is_post)?;
             crate::owner_api::kiosk_code(app, peer)
@@ -461,6 +465,13 @@ fn static_file(req: &Request<Incoming>, path: &str) -> ApiResult {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Err(ApiError::MethodNotAllowed("GET, HEAD"));
     }
+    // Browsers ask for /favicon.ico by themselves (a page without `<link rel="icon">`, a JSON
+    // answer opened directly): the app's own icon, not a 404 in their console.
+    let path = if path == "/favicon.ico" {
+        "/favicon.svg"
+    } else {
+        path
+    };
     let asset = match assets::find(path) {
         Some(asset) => Some(asset),
         // A missing file (a name with an extension) is a 404, not the app.

@@ -261,13 +261,12 @@ pub async fn config() -> Result<ServerConfig, ApiError> {
     get("/api/config").await
 }
 
-/// The signed-in account, or `None` for a guest.
+/// The signed-in account, or `None` for a guest: `/api/session`, which answers a guest with
+/// 200 (`/api/me`'s 401 would be a failed request in the console of every page load).
 pub async fn me() -> Result<Option<Account>, ApiError> {
-    match get::<Account>("/api/me").await {
-        Ok(account) => Ok(Some(account)),
-        Err(e) if e.code == Some(ApiErrorCode::NotSignedIn) => Ok(None),
-        Err(e) => Err(e),
-    }
+    get::<protocol::http::Session>("/api/session")
+        .await
+        .map(|s| s.account)
 }
 
 pub async fn login(username: &str, password: &str, register: bool) -> Result<Account, ApiError> {

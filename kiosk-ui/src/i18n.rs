@@ -534,6 +534,8 @@ texts! {
     NoMoves => "No moves were made.", "لم تُلعب أي نقلة.";
     WinSlipped => "a win slipped away", "ضاع الفوز";
     DrawSlipped => "a draw slipped away", "ضاع التعادل";
+    SlipNote => "marks a move that let a win or a draw slip away.", "تعلِّم نقلةً ضاع بها فوز أو تعادل.";
+    AnalysisHelp => "What the verdicts mean", "ما معنى الأحكام";
     AnalysisNote => "For each move: what perfect play promised the mover before it → after it, in moves (plies).", "لكل نقلة: ما يَعِد به اللعب المثالي صاحب النقلة قبلها ← بعدها، بعدد النقلات.";
     GameNotFound => "No finished game with that id.", "لا توجد مباراة منتهية بهذا المعرّف.";
 
@@ -595,6 +597,12 @@ texts! {
     JoinFromPhone => "Join from your phone", "انضم من هاتفك";
     LiveRooms => "Live rooms", "الغرف المباشرة";
     NoLiveRooms => "No games right now.", "لا توجد مباريات الآن.";
+    AttractPlaying => "Playing now", "يُلعب الآن";
+    AttractResults => "Latest results", "آخر النتائج";
+    AttractLeaders => "Top players", "أفضل اللاعبين";
+    AttractWelcome => "Play a friend or the bot, right here", "العب مع صديق أو ضد الروبوت، هنا";
+    AttractTouch => "Touch the screen to play", "المس الشاشة لتلعب";
+    AttractRow => "{0}. {1} · {2}", "{0}. {1} · {2}";
     QrLabel => "QR code for {0}", "رمز QR للعنوان {0}";
     OrType => "or type {0}", "أو اكتب {0}";
     AddressPending => "Finding this kiosk's address…", "جارٍ تحديد عنوان هذا الكيوسك…";

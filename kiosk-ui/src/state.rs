@@ -83,6 +83,9 @@ pub struct AppState {
     /// it without opening it again (which would close it first). Any navigation or new
     /// connection ends it.
     pub followed: Option<String>,
+    /// U13: the kiosk's home, left alone for the idle time, shows what is happening instead
+    /// of its controls (attract), until the next touch. Any navigation ends it.
+    pub attract: bool,
 }
 
 /// Applies a `lobby_update` to the page: rows replace the row with their id or join it, removed
@@ -129,6 +132,7 @@ impl Default for AppState {
             local_url: None,
             wifi: None,
             followed: None,
+            attract: false,
         }
     }
 }
@@ -152,6 +156,8 @@ pub enum Action {
     Notice(Notice),
     DismissNotice,
     Announce(String),
+    /// The kiosk's home starts (`true`) or stops showing what is happening (U13).
+    Attract(bool),
 }
 
 impl AppState {
@@ -197,6 +203,7 @@ impl AppState {
             }
             Action::Navigate(route) => {
                 self.followed = None;
+                self.attract = false;
                 if route.room_id() != self.route.room_id() {
                     self.room = None;
                     self.hint = None;
@@ -234,6 +241,7 @@ impl AppState {
             }
             Action::DismissNotice => self.notice = None,
             Action::Announce(text) => self.announce(text),
+            Action::Attract(on) => self.attract = on && self.route == Route::Kiosk,
             Action::Server { msg, now_ms } => self.server(msg, now_ms),
         }
         self
@@ -554,6 +562,12 @@ pub fn idle_return_due(
 /// next visitor gets the owner's default language again.
 pub fn lang_reset_due(route: &Route, lang_chosen: bool, idle_ms: f64, kiosk_idle_s: u64) -> bool {
     lang_chosen && *route == Route::Kiosk && idle_ms >= kiosk_idle_s as f64 * 1000.0
+}
+
+/// U13: whether the kiosk's home, untouched for the idle time, should start showing what is
+/// happening.
+pub fn attract_due(route: &Route, attract: bool, idle_ms: f64, kiosk_idle_s: u64) -> bool {
+    !attract && *route == Route::Kiosk && idle_ms >= kiosk_idle_s as f64 * 1000.0
 }
 
 /// 14.5: how long "Still playing?" waits for an answer: a quarter of the idle time, 5 to 30 s.
@@ -1001,6 +1015,26 @@ mod tests {
         // The kiosk's idle return hands the next visitor the default again.
         let reset = chosen.next(Action::ResetLang);
         assert_eq!((reset.lang, reset.lang_chosen), (Lang::En, false));
+    }
+
+    #[test]
+    fn only_the_kiosk_home_left_alone_for_the_idle_time_attracts() {
+        assert!(attract_due(&Route::Kiosk, false, 120_000.0, 120));
+        assert!(!attract_due(&Route::Kiosk, false, 119_000.0, 120));
+        assert!(!attract_due(&Route::Kiosk, true, 500_000.0, 120));
+        assert!(!attract_due(&Route::Home, false, 500_000.0, 120));
+        let room = Route::Room {
+            id: "r1".into(),
+            kiosk: true,
+        };
+        assert!(!attract_due(&room, false, 500_000.0, 120));
+        // Only the kiosk's home holds it, and leaving it ends it.
+        let home = AppState::default().next(Action::Navigate(Route::Kiosk));
+        let on = home.clone().next(Action::Attract(true));
+        assert!(on.attract);
+        assert!(!on.clone().next(Action::Attract(false)).attract);
+        assert!(!on.next(Action::Navigate(room)).attract);
+        assert!(!AppState::default().next(Action::Attract(true)).attract);
     }
 
     #[test]

@@ -246,6 +246,19 @@ impl Socket {
         self.open();
     }
 
+    /// Closes the connection for good: no reconnect and no more pings. The ping's timer holds
+    /// a handle on the socket, so a socket that is not closed lives on after its last handle
+    /// is dropped.
+    pub fn close(&self) {
+        let mut inner = self.inner.borrow_mut();
+        inner.retry = None;
+        inner._ping = None;
+        inner.open = false;
+        if let Some(ws) = inner.ws.take() {
+            detach(&ws);
+        }
+    }
+
     /// Sends an intent with a fresh id; dropped (with a warning) while disconnected, since the
     /// app re-opens its room and lobby on every reconnect.
     pub fn send(&self, msg: ClientMsg) -> Option<RequestId> {

@@ -277,6 +277,8 @@ impl Driver {
         let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
         let caps = serde_json::json!({
             "browserName": "chrome",
+            // The console and failed requests, for Client::browser_log.
+            "goog:loggingPrefs": { "browser": "ALL" },
             "goog:chromeOptions": {
                 "binary": chromium,
                 "args": [
@@ -661,6 +663,104 @@ for (const n of texts) {
 return out;
 "#;
 
+/// A list or panel that holds a screen's content (moves, live rooms, standings, players):
+/// how many of its rows a person must be able to read whole at once on a landscape screen.
+#[derive(Debug, Clone, Copy)]
+pub struct ContentList {
+    /// What it is, in the test's report ("moves").
+    pub label: &'static str,
+    /// The list's CSS selector.
+    pub list: &'static str,
+    /// Its rows, relative to the list.
+    pub row: &'static str,
+    /// Rows that must be fully visible without scrolling at 800×480 and larger landscape
+    /// screens (all of them when it holds fewer).
+    pub min_rows: usize,
+}
+
+/// Counts the rows of one list a person can read: `arguments[0]` is the list's selector,
+/// `arguments[1]` its rows'. A row is fully visible when its box lies inside the viewport and
+/// inside every box that clips it (its scroll box's visible area first), and nothing else is
+/// drawn over the middle of any of its edges (a banner, a dialog; the middles, because a
+/// rounded corner is not the row's to hit). Its text is cut when an element in it has
+/// more content than width (an ellipsis, `overflow: hidden`), or a line of its text runs out
+/// of the row. Returns `{found, rows, visible, cut: [sentences]}`.
+pub const CONTENT_JS: &str = r#"
+const [listCss, rowCss] = arguments;
+const list = document.querySelector(listCss);
+if (!list) return { found: false, rows: 0, visible: 0, cut: [] };
+const vw = window.innerWidth, vh = window.innerHeight;
+let l = 0, t = 0, r = vw, b = vh;
+for (let a = list; a && a !== document.documentElement; a = a.parentElement) {
+  const s = getComputedStyle(a);
+  if (a === list || s.overflowX !== 'visible' || s.overflowY !== 'visible') {
+    const c = a.getBoundingClientRect();
+    // The client area: inside the borders, without a scroll bar.
+    const cl = c.left + a.clientLeft, ct = c.top + a.clientTop;
+    const cw = a.clientWidth || c.width, ch = a.clientHeight || c.height;
+    l = Math.max(l, cl); t = Math.max(t, ct); r = Math.min(r, cl + cw); b = Math.min(b, ct + ch);
+  }
+}
+const rows = [...list.querySelectorAll(rowCss)].filter(e => getComputedStyle(e).display !== 'none');
+const inside = (e, x, y) => { const h = document.elementFromPoint(x, y); return !!h && (h === e || e.contains(h)); };
+let visible = 0;
+const cut = [];
+const name = (e, i) => `row ${i + 1} "${e.textContent.trim().replace(/\s+/g, ' ').slice(0, 40)}"`;
+rows.forEach((row, i) => {
+  const q = row.getBoundingClientRect();
+  const whole = q.height > 0 && q.left >= l - 0.5 && q.right <= r + 0.5 && q.top >= t - 0.5 && q.bottom <= b + 0.5
+    && inside(row, q.left + q.width / 2, q.top + 2) && inside(row, q.left + q.width / 2, q.bottom - 2)
+    && inside(row, q.left + 2, q.top + q.height / 2) && inside(row, q.right - 2, q.top + q.height / 2);
+  if (whole) visible++;
+  for (const e of [row, ...row.querySelectorAll('*')]) {
+    if (e instanceof SVGElement) continue;
+    const s = getComputedStyle(e);
+    if (s.display === 'none' || s.visibility === 'hidden' || e.closest('.sr-only')) continue;
+    const clips = s.overflowX !== 'visible' || s.textOverflow === 'ellipsis';
+    if (clips && e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) {
+      cut.push(`${name(row, i)}: "${e.textContent.trim().slice(0, 30)}" is cut (${e.scrollWidth} px of text in ${e.clientWidth} px)`);
+      break;
+    }
+  }
+  const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.textContent.trim() || n.parentElement.closest('.sr-only')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(n);
+    const out = [...range.getClientRects()].some(x => x.width > 0 && (x.left < q.left - 1 || x.right > q.right + 1 || x.top < q.top - 1 || x.bottom > q.bottom + 1));
+    if (out) { cut.push(`${name(row, i)}: "${n.textContent.trim().slice(0, 30)}" runs out of its row`); break; }
+  }
+});
+return { found: true, rows: rows.length, visible, cut };
+"#;
+
+/// One list's rows on the page as it is now: (rows, fully visible rows, cut texts).
+pub async fn content_rows(
+    client: &Client,
+    list: &ContentList,
+) -> Result<(usize, usize, Vec<String>), String> {
+    let v = client
+        .execute(
+            CONTENT_JS,
+            vec![serde_json::json!(list.list), serde_json::json!(list.row)],
+        )
+        .await
+        .map_err(|e| format!("{}: {e}", list.label))?;
+    if v["found"] != true {
+        return Err(format!("{}: no {} on the page", list.label, list.list));
+    }
+    let count = |k: &str| v[k].as_u64().unwrap_or(0) as usize;
+    let cut = v["cut"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((count("rows"), count("visible"), cut))
+}
+
 /// The problems [`LAYOUT_JS`] finds on the page as it is now.
 pub async fn layout_problems(client: &Client) -> Result<Vec<String>, String> {
     let found = js(client, LAYOUT_JS).await?;
@@ -702,6 +802,20 @@ pub async fn check_layout_matrix(
     name: &str,
     back_to: (u32, u32),
 ) -> Result<Vec<String>, Box<dyn std::error::Error + Send + Sync>> {
+    check_screen(client, name, back_to, &[]).await
+}
+
+/// [`check_layout_matrix`], and the content of the screen's `lists` too: at every landscape
+/// size (800×480 first) at least `min_rows` rows of each are fully visible without scrolling,
+/// and at every size no visible row's text is cut. Each list's figures are printed
+/// (`rows: <screen> <size> <lang> <list>: V of N fully visible`), and a screenshot is also
+/// saved at 1024 × 600 (`<name>-<lang>-1024.png`).
+pub async fn check_screen(
+    client: &Client,
+    name: &str,
+    back_to: (u32, u32),
+    lists: &[ContentList],
+) -> Result<Vec<String>, Box<dyn std::error::Error + Send + Sync>> {
     let mut problems = Vec::new();
     for lang in LANGS {
         set_lang(client, lang).await?;
@@ -712,8 +826,28 @@ pub async fn check_layout_matrix(
             for p in layout_problems(client).await? {
                 problems.push(format!("{name} {w}×{h} {lang}: {p}"));
             }
+            let landscape = w > h;
+            for list in lists {
+                let (rows, visible, cut) = content_rows(client, list).await?;
+                eprintln!(
+                    "rows: {name} {w}×{h} {lang} {}: {visible} of {rows} fully visible",
+                    list.label
+                );
+                let wanted = list.min_rows.min(rows);
+                if landscape && visible < wanted {
+                    problems.push(format!(
+                        "{name} {w}×{h} {lang}: {} shows {visible} of {rows} rows whole, fewer than {wanted}",
+                        list.label
+                    ));
+                }
+                for c in cut {
+                    problems.push(format!("{name} {w}×{h} {lang}: {}: {c}", list.label));
+                }
+            }
             if (w, h) == (800, 480) {
                 save_screenshot(client, &format!("{name}-{lang}")).await;
+            } else if (w, h) == (1024, 600) {
+                save_screenshot(client, &format!("{name}-{lang}-1024")).await;
             }
         }
     }
@@ -1015,6 +1149,78 @@ pub async fn room_over_protocol(
             _ => continue,
         }
     }
+}
+
+/// Sends `msg` (made with a fresh request id) and waits for its answer: the room's snapshot,
+/// or the error.
+pub async fn ask_over_protocol(
+    client: &mut xo_client::Client,
+    msg: impl FnOnce(Option<protocol::RequestId>) -> protocol::ClientMsg,
+) -> Result<protocol::RoomView, String> {
+    let id = client.id();
+    client.send(msg(id)).await.map_err(|e| e.to_string())?;
+    loop {
+        match client.recv().await.map_err(|e| e.to_string())? {
+            protocol::ServerMsg::Room { id: got, room } if got == id => return Ok(*room),
+            protocol::ServerMsg::Error {
+                id: got, message, ..
+            } if got == id => return Err(message),
+            _ => continue,
+        }
+    }
+}
+
+/// A rated XO game between two new accounts, `host` and `guest`, played over the protocol to
+/// its end: X wins along the top row. Returns the room's (and stored game's) id.
+pub async fn rated_game_over_protocol(
+    base: &str,
+    host: &str,
+    guest: &str,
+) -> Result<String, String> {
+    use protocol::{ClientMsg, CreateRoom, JoiningRequest, OpponentRequest};
+    let connect = |name: String| async move {
+        let cookie = xo_client::register(base, &name, "password123")
+            .await
+            .map_err(|e| e.to_string())?;
+        xo_client::Client::connect(base, Some(&cookie), protocol::Framing::Text)
+            .await
+            .map_err(|e| e.to_string())
+    };
+    let mut h = connect(host.to_owned()).await?;
+    let mut g = connect(guest.to_owned()).await?;
+    let room = ask_over_protocol(&mut h, |id| ClientMsg::CreateRoom {
+        id,
+        room: CreateRoom {
+            game: engine::Game::Xo,
+            opponent: OpponentRequest::Player {
+                joining: JoiningRequest::Open,
+            },
+            time_per_move_s: None,
+        },
+    })
+    .await?;
+    let room_id = room.id.clone();
+    let join = room_id.clone();
+    ask_over_protocol(&mut g, |id| ClientMsg::Join {
+        id,
+        room: join,
+        passcode: None,
+    })
+    .await?;
+    ask_over_protocol(&mut g, |id| ClientMsg::Ready { id, ready: true }).await?;
+    let started = ask_over_protocol(&mut h, |id| ClientMsg::Start { id }).await?;
+    let (x, o) = if started.you.to_move {
+        (&mut h, &mut g)
+    } else {
+        (&mut g, &mut h)
+    };
+    for (i, cell) in [0u8, 3, 1, 4, 2].into_iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut *x } else { &mut *o };
+        ask_over_protocol(mover, |id| ClientMsg::Move { id, cell }).await?;
+    }
+    h.close().await;
+    g.close().await;
+    Ok(room_id)
 }
 
 /// The top and bottom of an element's box, relative to the viewport.

@@ -221,6 +221,26 @@ impl Client {
         self.cmd("POST", "/goog/cdp/execute", Some(&body)).await
     }
 
+    /// The browser's console and network log since the last call (chromedriver's
+    /// `goog:loggingPrefs`: the session must ask for the `browser` log): each entry's level
+    /// (`SEVERE`, `WARNING`, `INFO` …) and message.
+    pub async fn browser_log(&self) -> Result<Vec<(String, String)>, Error> {
+        let body = json!({ "type": "browser" });
+        let value = self.cmd("POST", "/se/log", Some(&body)).await?;
+        Ok(value
+            .as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .map(|e| {
+                        let field = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
+                        (field("level"), field("message"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
     /// Ends the session (the browser quits).
     pub async fn close(self) -> Result<(), Error> {
         self.cmd("DELETE", "", None).await.map(drop)

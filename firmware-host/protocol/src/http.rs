@@ -10,6 +10,7 @@
 //! | `POST /api/login` | [`Credentials`] | 200 [`Account`] + cookies | `bad_credentials`, `too_many_attempts`, `storage_unavailable` |
 //! | `POST /api/logout` | `{}` | 200 [`SignedOut`], cookie cleared, that session's WebSockets signed out | |
 //! | `GET /api/me` | | 200 [`Account`] | `not_signed_in` |
+//! | `GET /api/session` | | 200 [`Session`]: the account, or `null` when signed out | |
 //! | `POST /api/me/password` | [`ChangePassword`] | 200 [`Account`] + a new session cookie; every other session ends | `not_signed_in`, `wrong_password`, `invalid_password`, `too_many_attempts`, `storage_unavailable` |
 //! | `GET /api/users/{name}` | | 200 [`Profile`] | `unknown_user` |
 //! | `GET /api/leaderboard?game=xo\|infinite[&season=N]` | | 200 [`Leaderboard`] | `bad_game`, `not_found` (no such season) |
@@ -322,6 +323,14 @@ pub struct Account {
     pub id: UserId,
     /// As typed at registration.
     pub username: String,
+}
+
+/// `GET /api/session`: the account this browser is signed in as, `null` when it is not. It
+/// never answers `not_signed_in`, so a page asks it on every load without an error in the
+/// browser's console; `/api/me` keeps its 401 for clients that branch on it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    pub account: Option<Account>,
 }
 
 /// The answer of logout and account deletion: `{"signed_in": false}`.

@@ -245,6 +245,7 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         exactly::<http::SignedOut>,
     ),
     ("GET", "/api/me", None, "200", exactly::<http::Account>),
+    ("GET", "/api/session", None, "200", exactly::<http::Session>),
     (
         "POST",
         "/api/me/password",

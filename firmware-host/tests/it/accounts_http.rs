@@ -46,6 +46,21 @@ async fn me_without_a_session_is_401() {
 }
 
 #[tokio::test]
+async fn session_answers_a_signed_out_browser_without_an_error() {
+    let s = TestServer::start().await;
+    for cookie in [None, Some(format!("xo_session={}", "ab".repeat(32)))] {
+        let reply = s.get("/api/session", cookie.as_deref()).await;
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        assert_eq!(reply.json(), serde_json::json!({ "account": null }));
+    }
+    let cookie = s.register("Sara", "password1").await;
+    let reply = s.get("/api/session", Some(&cookie)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["account"]["username"], "Sara");
+    s.server.shutdown().await;
+}
+
+#[tokio::test]
 async fn username_unique_ignoring_case() {
     let s = TestServer::start().await;
     s.register("Sara", "password1").await;

@@ -13,7 +13,9 @@ use crate::api;
 use crate::dom;
 use crate::i18n::{Lang, T};
 use crate::route::{Bundle, OwnerSection, Route};
-use crate::state::{Action, AppState, Conn, idle_return_due, lang_reset_due, still_playing_left};
+use crate::state::{
+    Action, AppState, Conn, attract_due, idle_return_due, lang_reset_due, still_playing_left,
+};
 use crate::ws::Socket;
 
 use super::context::Ctx;
@@ -94,6 +96,7 @@ struct IdleView {
     idle_s: u64,
     lang: Lang,
     lang_chosen: bool,
+    attract: bool,
 }
 
 #[component]
@@ -255,7 +258,10 @@ pub fn App(props: &AppProps) -> Html {
     }
 
     // U7: the kiosk returns home after the idle time when no game is in progress; a bot or
-    // local game in progress asks "Still playing?" with a countdown, then ends (14.5).
+    // local game in progress asks "Still playing?" with a countdown, then ends (14.5). U13:
+    // the end of a game the kiosk shows starts the idle time again, so a watched game's result
+    // stays on screen for the idle time before the kiosk goes home; the home itself, left
+    // alone for the idle time, shows what is happening (attract).
     let idle_left = use_state_eq(|| None::<u32>);
     let last_activity = use_mut_ref(dom::now_ms);
     {
@@ -264,13 +270,25 @@ pub fn App(props: &AppProps) -> Html {
         // Whether "Still playing?" is showing, for announcing it once.
         let asking = use_mut_ref(|| false);
         let idle_view = use_mut_ref(IdleView::default);
-        *idle_view.borrow_mut() = IdleView {
-            route: state.route.clone(),
-            room: state.room.as_ref().map(|r| r.view.clone()),
-            idle_s: state.kiosk_idle_s,
-            lang: state.lang,
-            lang_chosen: state.lang_chosen,
-        };
+        let room = state.room.as_ref().map(|r| r.view.clone());
+        {
+            let mut view = idle_view.borrow_mut();
+            let same_room = view.room.as_ref().map(|r| &r.id) == room.as_ref().map(|r| &r.id);
+            if same_room
+                && crate::room_model::in_progress(view.room.as_ref())
+                && !crate::room_model::in_progress(room.as_ref())
+            {
+                *last_activity.borrow_mut() = dom::now_ms();
+            }
+            *view = IdleView {
+                route: state.route.clone(),
+                room,
+                idle_s: state.kiosk_idle_s,
+                lang: state.lang,
+                lang_chosen: state.lang_chosen,
+                attract: state.attract,
+            };
+        }
         let state = state.clone();
         let send = (*send).clone();
         use_effect_with((), move |_| {
@@ -302,6 +320,11 @@ pub fn App(props: &AppProps) -> Html {
                     idle_left.set(None);
                     state.dispatch(Action::Navigate(Route::Kiosk));
                     state.dispatch(Action::ResetLang);
+                } else if attract_due(&view.route, view.attract, idle, view.idle_s) {
+                    state.dispatch(Action::Attract(true));
+                    if view.lang_chosen {
+                        state.dispatch(Action::ResetLang);
+                    }
                 } else if lang_reset_due(&view.route, view.lang_chosen, idle, view.idle_s) {
                     state.dispatch(Action::ResetLang);
                 } else {

@@ -56,9 +56,14 @@ pub fn EloPanel(props: &EloPanelProps) -> Html {
         }
     };
     html! {
-        // A disclosure, so phones can fold it away under the board (UI.md).
+        // A disclosure, so phones can fold it away under the board (UI.md). The projected
+        // ratings come first, so a short kiosk screen shows them above the scenario buttons.
         <details class="panel elo" id="elo-panel" open=true>
             <summary><h2 id="elo-title">{ ctx.t(T::EloTitle) }</h2></summary>
+            <ul class="projections" aria-live="polite">
+                { row(&props.x_name, props.elo.x_rating, x_after) }
+                { row(&props.o_name, props.elo.o_rating, o_after) }
+            </ul>
             <div class="segmented" role="group" aria-labelledby="elo-title">
                 { for options.into_iter().map(|(scenario, label)| {
                     let chosen = chosen.clone();
@@ -69,10 +74,6 @@ pub fn EloPanel(props: &EloPanelProps) -> Html {
                     }
                 }) }
             </div>
-            <ul class="projections" aria-live="polite">
-                { row(&props.x_name, props.elo.x_rating, x_after) }
-                { row(&props.o_name, props.elo.o_rating, o_after) }
-            </ul>
             <p class="note">{ ctx.t(T::EloNote) }</p>
         </details>
     }

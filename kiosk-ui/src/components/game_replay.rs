@@ -1,5 +1,6 @@
 //! A finished game from the store, replayed with analysis (U10, U11): the navbar names the
-//! game, the side names both players and says how it ended.
+//! game, the side says how it ended and names both players with their rating changes, in two
+//! lines above the moves.
 
 use engine::Mark;
 use protocol::records::PlayerRef;
@@ -85,13 +86,14 @@ pub fn GameReplay(props: &GameReplayProps) -> Html {
                 lang.game(g.game.game).to_owned(),
                 html! {
                     <main id="main" class="room replaying replay-page">
-                        <Replay game={g.game.game} moves={g.game.moves.clone()}>
-                            <section class="panel stored-game">
-                                <p class="game-name" id="stored-game">{ lang.game(g.game.game) }</p>
-                                <ul class="stored-players">{ player(Mark::X) }{ player(Mark::O) }</ul>
+                        // Phones' navbar has no room for the title.
+                        <p class="room-game-line" id="stored-game">{ lang.game(g.game.game) }</p>
+                        <Replay game={g.game.game} moves={g.game.moves.clone()} summary={html! {
+                            <section class="stored-game" aria-label={ctx.t(T::Players)}>
                                 <p class="result" id="result">{ stored_result(g, lang) }</p>
+                                <ul class="stored-players">{ player(Mark::X) }{ player(Mark::O) }</ul>
                             </section>
-                        </Replay>
+                        }} />
                     </main>
                 },
             )

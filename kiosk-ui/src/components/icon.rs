@@ -22,6 +22,8 @@ pub enum Icon {
     Dot,
     /// A move that threw a result away.
     Slip,
+    /// What a list's symbols mean: a question mark in a circle.
+    Help,
 }
 
 /// The SVG of `icon`, sized to the text around it, hidden from screen readers (the control
@@ -51,6 +53,16 @@ pub fn icon(icon: Icon) -> Html {
             html! { <circle class="solid" cx="12" cy="12" r="5" /> },
         ),
         Icon::Slip => ("icon", html! { <path d="M6 6 L18 18 M18 6 L6 18" /> }),
+        Icon::Help => (
+            "icon",
+            html! {
+                <>
+                    <circle cx="12" cy="12" r="10" />
+                    <path d="M9.2 9.2 A2.9 2.9 0 1 1 12 13 V14.6" />
+                    <circle class="solid" cx="12" cy="18.2" r="1.5" />
+                </>
+            },
+        ),
     };
     html! {
         <svg {class} viewBox="0 0 24 24" aria-hidden="true" focusable="false">{ body }</svg>

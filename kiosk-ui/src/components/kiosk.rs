@@ -1,11 +1,18 @@
 //! The kiosk's home (U7): Play a friend, Play the bot (game, difficulty, side, time), live
 //! rooms to watch, and the QR code of the address phones should open. No sign-in.
+//!
+//! Left alone for the idle time it shows what is happening in place of the controls
+//! ([`Attract`], U13), under a sheet that covers the whole screen: the next touch (or key)
+//! brings the controls back and does nothing else. The QR code and the live rooms keep their
+//! place throughout.
 
 use yew::prelude::*;
 
 use crate::create_form::Opponent;
 use crate::i18n::T;
+use crate::state::Action;
 
+use super::attract::Attract;
 use super::context::use_ctx;
 use super::create_room::CreateRoomBox;
 use super::lobby_list::LobbyList;
@@ -58,6 +65,10 @@ pub fn Kiosk() -> Html {
     let ctx = use_ctx();
     let open = use_state(|| Open::Bot);
     let lang = ctx.lang();
+    let two = ctx.state.wifi.is_some() && ctx.state.public_url.is_some();
+    // A long press on this heading shows the owner code (SPEC O1). With one code it sits
+    // beside the code, above the address, so the live rooms keep the column's height.
+    let heading = html! { <OwnerCodeHeading text={AttrValue::from(ctx.t(T::JoinFromPhone))} /> };
     // 15.1: no QR code until the server has said where phones should go; this page's own
     // address may be the kiosk's loopback, which would send a phone to itself.
     let join = match ctx.state.public_url.clone() {
@@ -67,6 +78,7 @@ pub fn Kiosk() -> Html {
                     label={AttrValue::from(lang.f(T::QrLabel, &[&address]))} />
                 // One column beside the code: the address on one line, the name under it.
                 <div class="qr-text">
+                    if !two { { heading.clone() } }
                     <p class="address" id="address" dir="ltr">{ shown_address(&address) }</p>
                     if let Some(local) = ctx.state.local_url.clone().filter(|l| *l != address) {
                         <p class="local-address" id="local-address">{ or_type(lang.t(T::OrType), &local) }</p>
@@ -74,9 +86,12 @@ pub fn Kiosk() -> Html {
                 </div>
             </div>
         },
-        None => {
-            html! { <p class="note" id="address-pending" role="status">{ ctx.t(T::AddressPending) }</p> }
-        }
+        None => html! {
+            <div class="qr-text">
+                { heading.clone() }
+                <p class="note" id="address-pending" role="status">{ ctx.t(T::AddressPending) }</p>
+            </div>
+        },
     };
     let wifi = ctx
         .state
@@ -93,7 +108,6 @@ pub fn Kiosk() -> Html {
                 </div>
             }
         });
-    let two = wifi.is_some();
     let button = |which: Open, label: T, id: &str| {
         let open = open.clone();
         let expanded = *open == which;
@@ -103,24 +117,53 @@ pub fn Kiosk() -> Html {
                 id={id.to_owned()} aria-expanded={expanded.to_string()} {onclick}>{ ctx.t(label) }</button>
         }
     };
+    let attract = ctx.state.attract;
+    let wake = {
+        let ctx = ctx.clone();
+        Callback::from(move |e: MouseEvent| {
+            e.prevent_default();
+            ctx.dispatch(Action::Attract(false));
+        })
+    };
+    let wake_key = {
+        let ctx = ctx.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            e.prevent_default();
+            ctx.dispatch(Action::Attract(false));
+        })
+    };
+    // The sheet takes the focus, so a key goes to it and not to a control under it.
+    let sheet = use_node_ref();
+    {
+        let sheet = sheet.clone();
+        use_effect_with(attract, move |on| {
+            if *on && let Some(el) = sheet.cast::<web_sys::HtmlElement>() {
+                // Focus is a courtesy to keyboards; a page that cannot take it still wakes.
+                let _focus = el.focus();
+            }
+        });
+    }
     html! {
         <>
             <Navbar />
-            <main id="main" class="kiosk-home">
-                <section class="kiosk-play">
-                    <div class="kiosk-choices">
-                        { button(Open::Friend, T::PlayFriend, "play-friend") }
-                        { button(Open::Bot, T::PlayBot, "play-bot") }
-                    </div>
-                    if *open == Open::Friend {
-                        <CreateRoomBox key="friend" prefix="friend" fixed={Some(Opponent::Local)} compact={true} submit={AttrValue::from(ctx.t(T::StartGame))} />
-                    } else {
-                        <CreateRoomBox key="bot" prefix="bot" fixed={Some(Opponent::Bot)} compact={true} submit={AttrValue::from(ctx.t(T::StartGame))} />
-                    }
-                </section>
+            <main id="main" class={classes!("kiosk-home", attract.then_some("attracting"))}>
+                if attract {
+                    <Attract />
+                } else {
+                    <section class="kiosk-play">
+                        <div class="kiosk-choices">
+                            { button(Open::Friend, T::PlayFriend, "play-friend") }
+                            { button(Open::Bot, T::PlayBot, "play-bot") }
+                        </div>
+                        if *open == Open::Friend {
+                            <CreateRoomBox key="friend" prefix="friend" fixed={Some(Opponent::Local)} compact={true} submit={AttrValue::from(ctx.t(T::StartGame))} />
+                        } else {
+                            <CreateRoomBox key="bot" prefix="bot" fixed={Some(Opponent::Bot)} compact={true} submit={AttrValue::from(ctx.t(T::StartGame))} />
+                        }
+                    </section>
+                }
                 <section class="kiosk-side">
-                    // A long press on this heading shows the owner code (SPEC O1).
-                    <OwnerCodeHeading text={AttrValue::from(ctx.t(T::JoinFromPhone))} />
+                    if two { { heading } }
                     <div class={classes!("qr-box", two.then_some("two"))}>
                         { wifi.unwrap_or_default() }
                         { join }
@@ -129,6 +172,14 @@ pub fn Kiosk() -> Html {
                     <LobbyList rooms={ctx.state.lobby.clone()} total={ctx.state.lobby_total} kiosk={true} />
                 </section>
             </main>
+            if attract {
+                // Over everything, the navbar's language switch included: the waking touch
+                // lands here and nowhere else.
+                <button type="button" class="attract-wake" id="attract-wake" data-prompt="attract"
+                    ref={sheet} onclick={wake} onkeydown={wake_key}>
+                    <span class="sr-only">{ ctx.t(T::AttractTouch) }</span>
+                </button>
+            }
         </>
     }
 }

@@ -68,7 +68,16 @@ pub fn LobbyList(props: &LobbyListProps) -> Html {
                                 { " · " }
                                 <span>{ s.spectators }</span>
                             </span>
-                            <span class="room-action">{ ctx.t(action) }{ icon(Icon::Forward) }</span>
+                            // The kiosk's narrow column keeps its width for the names: the
+                            // arrow says it, the word is for screen readers.
+                            <span class="room-action">
+                                if props.kiosk {
+                                    <span class="sr-only">{ ctx.t(action) }</span>
+                                } else {
+                                    { ctx.t(action) }
+                                }
+                                { icon(Icon::Forward) }
+                            </span>
                         </Link>
                     </li>
                 }

@@ -3,6 +3,7 @@
 //! arrives through the app's reducer.
 
 pub mod app;
+pub mod attract;
 pub mod board;
 pub mod clock;
 pub mod context;

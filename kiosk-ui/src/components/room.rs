@@ -151,14 +151,10 @@ pub fn RoomPage(props: &RoomProps) -> Html {
     };
     let body = if show_replay {
         html! {
-            <Replay game={room.game} moves={room.moves.clone()}>
-                <div class="panel actions replay-actions">
-                    <button type="button" id="replay-toggle" aria-pressed="true" onclick={toggle}>{ ctx.t(T::BackToGame) }</button>
-                </div>
-                if let Some(result) = &room.result {
-                    <p class="result" id="result">{ room_model::result_text(room, result.end, lang) }</p>
-                }
-            </Replay>
+            // The result is in the banner at the top (said once, UI.md).
+            <Replay game={room.game} moves={room.moves.clone()} actions={html! {
+                <button type="button" class="back-to-game" id="replay-toggle" aria-pressed="true" onclick={toggle}>{ ctx.t(T::BackToGame) }</button>
+            }} />
         }
     } else {
         html! {
@@ -360,16 +356,17 @@ fn side_panel(
         }
     }
 
-    if !online && seated {
+    // After the end only what comes next: Play again, then the replay (Undo would take the
+    // result back, 14.8, and a hint has nothing left to help with).
+    if !online && seated && !finished {
         let is_bot = matches!(room.kind, RoomKind::Bot { .. });
-        let hint_ok = is_bot && room.you.to_move && !finished;
+        let hint_ok = is_bot && room.you.to_move;
         parts.push(html! {
             <div class="panel actions">
                 if is_bot {
                     <button type="button" id="hint" disabled={!hint_ok} onclick={send(ctx, ClientMsg::Hint { id: None })}>{ ctx.t(T::Hint) }</button>
                 }
-                // A finished game is over: Undo would take the result back (14.8).
-                <button type="button" id="undo" disabled={!room.can_undo || finished} onclick={send(ctx, ClientMsg::Undo { id: None })}>{ ctx.t(T::Undo) }</button>
+                <button type="button" id="undo" disabled={!room.can_undo} onclick={send(ctx, ClientMsg::Undo { id: None })}>{ ctx.t(T::Undo) }</button>
             </div>
         });
     }

@@ -5,13 +5,73 @@
 //! failure lists every element that breaks one, with its box. Screenshots of each screen at
 //! 800×480 in both languages land beside the failure screenshots. Run by `scripts/test-browser`.
 
-use engine::Game;
+use engine::{Game, GameRecord};
 use protocol::{CreateRoom, OpponentRequest};
 use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
-    Driver, Outcome, Server, check_layout_matrix, click, eventually, js, open_live, play, register,
-    report, room_over_protocol, run_session, run_sessions, start_rated_game, wait_marks,
+    ContentList, Driver, Outcome, Server, check_layout_matrix, check_screen, click, eventually, js,
+    open_live, play, register, report, room_over_protocol, run_session, run_sessions,
+    start_rated_game, wait_marks,
 };
+
+/// The replay's moves with their verdicts (U11): five whole at 800×480 (UI.md, U13).
+const MOVES: ContentList = ContentList {
+    label: "moves",
+    list: "#move-list",
+    row: "li.move",
+    min_rows: 5,
+};
+/// The kiosk home's Live rooms (U13).
+const LIVE_ROOMS: ContentList = ContentList {
+    label: "live rooms",
+    list: "#room-list",
+    row: ".room-row",
+    min_rows: 5,
+};
+/// A room's player cards.
+const PLAYERS: ContentList = ContentList {
+    label: "players",
+    list: ".room .cards",
+    row: ".card",
+    min_rows: 2,
+};
+/// A ladder's standings.
+const STANDINGS: ContentList = ContentList {
+    label: "standings",
+    list: "#leaderboard tbody",
+    row: "tr",
+    min_rows: 5,
+};
+
+/// `plies` moves of `game`, starting with `start`, in which nobody wins and nothing repeats:
+/// a long game whose replay has many rows.
+fn long_game(game: Game, start: &[u8], plies: usize) -> Vec<u8> {
+    fn search(record: &GameRecord, plies: usize, out: &mut Vec<u8>) -> bool {
+        if out.len() == plies {
+            return true;
+        }
+        for cell in record.position().legal_moves() {
+            let mut next = record.clone();
+            match next.play(cell) {
+                Ok(played) if played.end.is_none() => {}
+                _ => continue,
+            }
+            out.push(cell);
+            if search(&next, plies, out) {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+    let record = GameRecord::from_moves(game, start).expect("a legal start");
+    let mut out = start.to_vec();
+    assert!(
+        search(&record, plies, &mut out),
+        "no {plies}-ply game of {game:?}"
+    );
+    out
+}
 
 const KIOSK: (u32, u32) = (800, 480);
 const DESKTOP: (u32, u32) = (1280, 800);
@@ -74,7 +134,7 @@ async fn every_kiosk_screen_fits_every_size_in_both_languages() {
             (n.as_u64()? >= 5).then_some(())
         })
         .await?;
-        problems.extend(check_layout_matrix(&c, "kiosk-home", KIOSK).await?);
+        problems.extend(check_screen(&c, "kiosk-home", KIOSK, &[LIVE_ROOMS]).await?);
 
         // A bot game on the kiosk, one move each, then its replay with analysis.
         click(&c, "#play-bot").await?;
@@ -82,13 +142,52 @@ async fn every_kiosk_screen_fits_every_size_in_both_languages() {
         wait_path(&c, "/kiosk/room/").await?;
         play(&c, 4, 2).await?;
         wait_marks(&c, 2).await?;
-        problems.extend(check_layout_matrix(&c, "kiosk-bot-game", KIOSK).await?);
+        problems.extend(check_screen(&c, "kiosk-bot-game", KIOSK, &[PLAYERS]).await?);
         click(&c, "#replay-toggle").await?;
         eventually("the move list", || async {
             c.find(Locator::Css("#move-list li")).await.ok()
         })
         .await?;
-        problems.extend(check_layout_matrix(&c, "kiosk-bot-replay", KIOSK).await?);
+        problems.extend(check_screen(&c, "kiosk-bot-replay", KIOSK, &[MOVES]).await?);
+
+        // A local XO game played to its end (nine moves, a win thrown away on the way), then
+        // its replay under the result banner: the screen of issue 30.
+        open_live(&c, &format!("{base}/kiosk")).await?;
+        click(&c, "#play-friend").await?;
+        click(&c, "#friend-submit").await?;
+        wait_path(&c, "/kiosk/room/").await?;
+        for (i, cell) in [0u8, 4, 8, 2, 6, 3, 5, 7, 1].into_iter().enumerate() {
+            play(&c, cell, i as u64 + 1).await?;
+        }
+        eventually("the result", || async {
+            c.find(Locator::Css("#result-prompt")).await.ok()
+        })
+        .await?;
+        click(&c, "#replay-toggle").await?;
+        eventually("nine moves", || async {
+            let n = js(
+                &c,
+                "return document.querySelectorAll('#move-list li').length;",
+            )
+            .await
+            .ok()?;
+            (n.as_u64()? == 9).then_some(())
+        })
+        .await?;
+        problems.extend(check_screen(&c, "kiosk-local-replay", KIOSK, &[MOVES]).await?);
+        // The verdicts' legend, asked for: over the list, the list still there.
+        click(&c, "#analysis-help").await?;
+        let note = eventually("the legend", || async {
+            xo_tests::text_of(&c, "#analysis-note").await
+        })
+        .await?;
+        assert!(note.contains("before it → after it"), "{note}");
+        for p in xo_tests::layout_problems(&c).await? {
+            problems.push(format!("kiosk-replay-help 800×480 en: {p}"));
+        }
+        xo_tests::save_screenshot(&c, "kiosk-replay-help-en").await;
+        click(&c, "#analysis-help").await?;
+        xo_tests::wait_gone(&c, "#analysis-note").await?;
 
         // A local Infinite XO game with a clock.
         open_live(&c, &format!("{base}/kiosk")).await?;
@@ -100,7 +199,24 @@ async fn every_kiosk_screen_fits_every_size_in_both_languages() {
         for (i, cell) in [0u8, 3, 1, 4].into_iter().enumerate() {
             play(&c, cell, i as u64 + 1).await?;
         }
-        problems.extend(check_layout_matrix(&c, "kiosk-local-game", KIOSK).await?);
+        problems.extend(check_screen(&c, "kiosk-local-game", KIOSK, &[PLAYERS]).await?);
+        // Played on to twelve moves, marks vanishing since the seventh: the longest rows.
+        let moves = long_game(Game::Infinite, &[0, 3, 1, 4], 12);
+        for (i, &cell) in moves.iter().enumerate().skip(4) {
+            play(&c, cell, (i + 1).min(6) as u64).await?;
+        }
+        click(&c, "#replay-toggle").await?;
+        eventually("twelve moves", || async {
+            let n = js(
+                &c,
+                "return document.querySelectorAll('#move-list li').length;",
+            )
+            .await
+            .ok()?;
+            (n.as_u64()? == 12).then_some(())
+        })
+        .await?;
+        problems.extend(check_screen(&c, "kiosk-infinite-replay", KIOSK, &[MOVES]).await?);
         report(&problems)
     })
     .await;
@@ -155,7 +271,7 @@ async fn every_online_screen_fits_every_size_in_both_languages() {
                 kiosk.find(Locator::Css("#board")).await.ok()
             })
             .await?;
-            problems.extend(check_layout_matrix(kiosk, "online-spectator", KIOSK).await?);
+            problems.extend(check_screen(kiosk, "online-spectator", KIOSK, &[PLAYERS]).await?);
 
             // Finish the game: X wins on the middle column.
             click(o, "#decline-draw").await?;
@@ -167,6 +283,17 @@ async fn every_online_screen_fits_every_size_in_both_languages() {
             })
             .await?;
             problems.extend(check_layout_matrix(guest, "online-result", PHONE).await?);
+            // The kiosk that watched it: the result, then the replay.
+            eventually("the result on the kiosk", || async {
+                kiosk.find(Locator::Css("#result-prompt")).await.ok()
+            })
+            .await?;
+            click(kiosk, "#replay-toggle").await?;
+            eventually("the watched game's moves", || async {
+                kiosk.find(Locator::Css("#move-list li")).await.ok()
+            })
+            .await?;
+            problems.extend(check_screen(kiosk, "online-spectator-replay", KIOSK, &[MOVES]).await?);
             // Profile, its game's replay, the leaderboard.
             open_live(host, &format!("{base}/profile/hostess")).await?;
             eventually("the profile's games", || async {
@@ -179,13 +306,13 @@ async fn every_online_screen_fits_every_size_in_both_languages() {
                 host.find(Locator::Css("#move-list li")).await.ok()
             })
             .await?;
-            problems.extend(check_layout_matrix(host, "game-replay", DESKTOP).await?);
+            problems.extend(check_screen(host, "game-replay", DESKTOP, &[MOVES]).await?);
             open_live(host, &format!("{base}/leaderboard/xo")).await?;
             eventually("the leaderboard", || async {
                 host.find(Locator::Css("#leaderboard tbody tr")).await.ok()
             })
             .await?;
-            problems.extend(check_layout_matrix(host, "leaderboard", DESKTOP).await?);
+            problems.extend(check_screen(host, "leaderboard", DESKTOP, &[STANDINGS]).await?);
             report(&problems)
         },
     )

@@ -6,7 +6,9 @@
 //! at a time. One binary rather than one per file: each linked the WebDriver client, tokio and hyper
 //! again and compiled every generic they use again.
 
+mod attract_browser;
 mod browser;
+mod console_browser;
 mod csp_browser;
 mod games;
 mod kiosk_rules;
