@@ -639,6 +639,10 @@ impl Actor {
                 }
                 Effect::Close(reason) => {
                     let id = self.room.id().to_owned();
+                    // Out of the lobby and the seat book before anyone is told: a viewer who
+                    // hears `room_closed` and asks the lobby at once never finds it there.
+                    self.shared.lobby.remove(&id);
+                    self.shared.seats.clone().release_room(&id);
                     for (conn, (_, outbox)) in self.outboxes.drain() {
                         deliver(
                             &outbox,
@@ -655,10 +659,8 @@ impl Actor {
                             },
                         );
                     }
-                    self.shared.seats.clone().release_room(&id);
                     self.save_due = None;
                     self.store_state(SaveOp::Delete);
-                    self.shared.lobby.remove(&id);
                     self.closed = true;
                     return;
                 }
