@@ -186,6 +186,14 @@ async fn route(
             get(is_get)?;
             lobby(app, &req).await
         }
+        ["events"] => {
+            get(is_get)?;
+            crate::events_api::list(app).await
+        }
+        ["events", id] if !id.is_empty() => {
+            get(is_get)?;
+            crate::events_api::page(app, percent_decode(id)).await
+        }
         ["games", id] if !id.is_empty() => {
             get(is_get)?;
             game(app, percent_decode(id)).await

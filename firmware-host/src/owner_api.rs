@@ -445,6 +445,18 @@ pub(crate) async fn route(
             tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an owner", user = id, "owner action");
             owners(app, you).await
         }
+        ["events"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            crate::events_api::create(app, peer, &you, req).await
+        }
+        ["events", id] => {
+            if method != Method::DELETE {
+                return Err(ApiError::MethodNotAllowed("DELETE"));
+            }
+            crate::events_api::cancel(app, peer, &you, id).await
+        }
         ["users"] | ["online"] => {
             if !is_get {
                 return Err(ApiError::MethodNotAllowed("GET, HEAD"));
