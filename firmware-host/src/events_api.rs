@@ -117,7 +117,9 @@ pub(crate) async fn create(
         })?;
     let s = arena.settings();
     tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "created an event", event = id, name = s.name, game = ?s.game, starts_at_ms = s.starts_at_ms, duration_ms = s.duration_ms, rated = s.rated, "owner action");
-    Ok(json(StatusCode::CREATED, &summary(&id, &arena, now)))
+    let created = summary(&id, &arena, now);
+    app.events.run(&app.store, id, arena);
+    Ok(json(StatusCode::CREATED, &created))
 }
 
 /// `DELETE /api/owner/events/{id}`: cancels an announced event.
@@ -127,7 +129,16 @@ pub(crate) async fn cancel(
     you: &rooms::Account,
     id: &str,
 ) -> ApiResult {
-    if app.store.cancel_event(id).await? {
+    // The event's task, while it runs, is the arena's only writer; else the store decides.
+    let cancelled = match app.events.get(id) {
+        Some(task) => match task.cancel().await {
+            Some(Ok(())) => true,
+            Some(Err(_)) => false,
+            None => app.store.cancel_event(id).await?,
+        },
+        None => app.store.cancel_event(id).await?,
+    };
+    if cancelled {
         tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "cancelled an event", event = id, "owner action");
     } else {
         let store = app.store.clone();

@@ -191,3 +191,56 @@ async fn a_short_event_needs_the_flag_and_is_still_at_least_a_minute() {
     assert_eq!(one.json()["duration_ms"], 60_000);
     server.stop_with("-TERM");
 }
+
+/// The phase event `id` is stored with, read from the data directory of a stopped server.
+async fn stored_phase(dir: &std::path::Path, id: &str) -> rooms::event::Phase {
+    let dir = dir.to_owned();
+    let id = id.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let store = firmware_host::store::Store::open_blocking(&dir).expect("open the store");
+        let record = store.event_blocking(&id).expect("read").expect("stored");
+        store.shutdown_blocking();
+        record.saved.phase
+    })
+    .await
+    .expect("store read")
+}
+
+#[tokio::test]
+async fn the_event_task_starts_a_scheduled_event_at_its_time_and_resumes_after_a_kill() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let env = [("XO_EVENT_MIN_MINUTES", "1")];
+    let server = Process::start(dir.path(), &env);
+    let addr = server.addr;
+    let owner = register_at(addr, "sara", PASSWORD).await;
+    make_owner(addr, &owner).await;
+    let form = json!({"game": "xo", "duration_min": 30, "start_in_ms": 1500});
+    let soon = create(addr, Some(&owner), &form).await;
+    assert_eq!(soon.status, 201, "{}", soon.text());
+    assert_eq!(soon.json()["phase"], "announced");
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    // The task started it at its time and saved that: too late to cancel.
+    cancel(addr, "e1", &owner)
+        .await
+        .assert_error(409, "event_started");
+    server.stop_with_kill();
+    assert_eq!(
+        stored_phase(dir.path(), "e1").await,
+        rooms::event::Phase::Running,
+        "saved by the task before the kill"
+    );
+
+    // After the restart its task is back: still running, still not cancellable.
+    let server = Process::start(dir.path(), &env);
+    let logged = server.wait_log_lines("event restored").await;
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    let owner = support::owner::sign_in(server.addr, "sara", PASSWORD).await;
+    cancel(server.addr, "e1", &owner)
+        .await
+        .assert_error(409, "event_started");
+    let page = send(server.addr, "GET", "/api/events/e1", None, None)
+        .await
+        .json();
+    assert_eq!(page["event"]["phase"], "running");
+    server.stop_with("-TERM");
+}
