@@ -619,6 +619,45 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_backup_carries_events_and_their_points_with_the_games() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open_blocking(dir.path()).expect("open");
+        let mut arena = arena(StartRequest::Now, 60);
+        let id = store
+            .create_event(arena.saved(), NOW)
+            .await
+            .expect("created");
+        for p in players(&store, 4).await {
+            arena.join(p, NOW).expect("joined");
+        }
+        let mut now = NOW;
+        play(&store, &id, &mut arena, 3, &mut now).await;
+        let backup = store.backup_blocking(0).expect("backup");
+
+        let other = tempfile::tempdir().expect("temp dir");
+        let fresh = Store::open_blocking(other.path()).expect("open");
+        let (_, source) = fresh.verify_backup_blocking(&backup).expect("verify");
+        fresh.restore(source, false).await.expect("restore");
+        assert_eq!(
+            fresh.event_blocking(&id).expect("read"),
+            store.event_blocking(&id).expect("read")
+        );
+        let games = fresh.event_games_blocking(&id).expect("read");
+        assert_eq!(games, arena.games());
+        for g in &games {
+            assert!(fresh.game_blocking(&g.room).expect("read").is_some());
+        }
+        // The restored id counter goes on after the restored events.
+        let next = self::arena(
+            StartRequest::At {
+                wall_ms: NOW + 7_200_000,
+            },
+            30,
+        );
+        assert_eq!(fresh.create_event(next.saved(), NOW).await, Ok("e2".into()));
+    }
+
+    #[tokio::test]
     async fn one_event_at_a_time_and_only_an_announced_one_is_cancelled() {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = Store::open_blocking(dir.path()).expect("open");

@@ -39,6 +39,8 @@
 //!   - `ladders`: leaderboards, ratings for a game's start, the ratings copy's reads (E1, E5).
 //!   - `games`: finished games; a rated result with both ratings in one transaction (P3, E2);
 //!     at most [`UNRATED_KEPT`] unrated games a player.
+//!   - `events`: arena events, and each event game's points stored in the transaction of
+//!     its result (EV1, EV4, EV7).
 //!   - `reset_codes`, `settings`, `owners`, `seasons`, `backup`: owner mode (O1-O3).
 //! - `dispatch`: the one list of nouns: their tables and the writes each takes.
 //! - `schema`: every table created at open; older files migrated to [`SCHEMA_VERSION`].
