@@ -85,6 +85,16 @@ impl Events {
             .cloned()
     }
 
+    /// After a restore replaced the data: every task ends (its last handle dropped) and the
+    /// restored live events get theirs. Reading blocks briefly.
+    pub fn replace_all_blocking(&self, store: &Store, limits: EventLimits) {
+        self.tasks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        self.restore_blocking(store, limits);
+    }
+
     /// Starts a task for every live event in the store (at start-up, in the runtime).
     /// Reading blocks briefly.
     pub fn restore_blocking(&self, store: &Store, limits: EventLimits) {

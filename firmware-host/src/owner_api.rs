@@ -256,6 +256,12 @@ async fn restore(
         let saved = blocking(move || store.settings_blocking()).await??;
         app.settings.apply(saved.as_ref(), &app.public_url);
     }
+    // The events are the backup's now: their tasks too.
+    {
+        let app = Arc::clone(app);
+        let limits = crate::events_api::limits(&app);
+        blocking(move || app.events.replace_all_blocking(&app.store, limits)).await?;
+    }
     // Sessions are gone from the store; their WebSockets follow.
     for user in app.hub.users_online().into_keys() {
         app.hub.end_user_sessions(user, None);

@@ -244,3 +244,32 @@ async fn the_event_task_starts_a_scheduled_event_at_its_time_and_resumes_after_a
     assert_eq!(page["event"]["phase"], "running");
     server.stop_with("-TERM");
 }
+
+#[tokio::test]
+async fn a_restore_replaces_the_events_and_their_tasks() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let addr = server.addr;
+    let owner = register_at(addr, "sara", PASSWORD).await;
+    make_owner(addr, &owner).await;
+    let before = support::owner::backup(addr, &owner).await;
+    let form = json!({"game": "xo", "duration_min": 60, "start_in_ms": 3_600_000});
+    let later = create(addr, Some(&owner), &form).await;
+    assert_eq!(later.status, 201, "{}", later.text());
+
+    let restored = support::owner::upload(addr, "/api/owner/restore", &owner, &before).await;
+    assert_eq!(restored.status, 200, "{}", restored.text());
+    // Everyone was signed out by the restore.
+    let owner = support::owner::sign_in(addr, "sara", PASSWORD).await;
+    let list = send(addr, "GET", "/api/events", None, None).await.json();
+    assert_eq!(list, json!({"events": []}), "the backup had no events");
+    // Its task ended with it: nothing answers for the event any more.
+    cancel(addr, "e1", &owner)
+        .await
+        .assert_error(404, "unknown_event");
+    assert!(
+        server.log_lines("cancelled an event").is_empty(),
+        "no task of the replaced data cancelled anything"
+    );
+    server.stop_with("-TERM");
+}
