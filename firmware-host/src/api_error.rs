@@ -84,6 +84,13 @@ pub enum ApiError {
     },
     /// A settings field refused (`PUT /api/owner/settings`): its code and why.
     InvalidSetting(crate::settings::SettingError),
+    /// An event form refused (`POST /api/owner/events`).
+    EventSetup(rooms::event::SetupError),
+    /// A new event overlaps this one, which is not over.
+    EventClash(String),
+    UnknownEvent(String),
+    /// Cancelling an event that has started.
+    EventStarted(String),
     Store(StoreError),
     /// A server-side failure: what was being done, and the error, for the log only.
     Internal {
@@ -146,6 +153,19 @@ impl ApiError {
             ApiError::BackupTooNew { .. } => (C::BackupTooNew, Level::WARN),
             ApiError::UpdateRefused { .. } => (C::UpdateRefused, Level::WARN),
             ApiError::InvalidSetting(e) => (e.code, Level::INFO),
+            ApiError::EventSetup(e) => {
+                use rooms::event::SetupError as S;
+                let code = match e {
+                    S::TooShort { .. } | S::TooLong { .. } => C::InvalidEventDuration,
+                    S::StartInPast | S::StartNotToday => C::InvalidEventStart,
+                    S::TimePerMove | S::TimePerMoveForXo => C::InvalidEventTimePerMove,
+                    S::Name => C::InvalidEventName,
+                };
+                (code, Level::INFO)
+            }
+            ApiError::EventClash(_) => (C::EventClash, Level::INFO),
+            ApiError::UnknownEvent(_) => (C::UnknownEvent, Level::DEBUG),
+            ApiError::EventStarted(_) => (C::EventStarted, Level::INFO),
             ApiError::Store(e) if e.is_unavailable() => (C::StorageUnavailable, Level::WARN),
             ApiError::Store(_) | ApiError::Internal { .. } => (C::Internal, Level::ERROR),
         }
@@ -213,6 +233,14 @@ impl ApiError {
             ),
             ApiError::UpdateRefused { code, why } => format!("{code}: {why}"),
             ApiError::InvalidSetting(e) => e.why.clone(),
+            ApiError::EventSetup(e) => e.to_string(),
+            ApiError::EventClash(other) => {
+                format!("one event at a time: this one's time overlaps event {other}")
+            }
+            ApiError::UnknownEvent(id) => format!("no event with id {id:?}"),
+            ApiError::EventStarted(id) => {
+                format!("event {id} has started; only an announced event can be cancelled")
+            }
             ApiError::LastOwner => {
                 "the kiosk's last owner cannot be removed; make another account an owner first"
                     .to_owned()

@@ -163,6 +163,17 @@ pub struct Cli {
     )]
     pub handshake_timeout: u64,
 
+    /// The shortest arena event an owner may create, in minutes (EV1: 10). Lower it only to
+    /// try or test an event quickly.
+    #[arg(
+        long,
+        env = "XO_EVENT_MIN_MINUTES",
+        default_value_t = 10,
+        value_name = "MINUTES",
+        value_parser = clap::value_parser!(u32).range(1..=180)
+    )]
+    pub event_min_minutes: u32,
+
     /// The address phones should open, shown on the status display and by the kiosk's QR
     /// code (GET /api/config). Default: when listening on all interfaces, the device's
     /// current LAN IP address (`http://192.168.1.20:PORT`, read again every 5 s; the
@@ -242,6 +253,8 @@ pub struct Config {
     pub xo_move_limit: Duration,
     /// See [`Cli::handshake_timeout`].
     pub handshake_timeout: Duration,
+    /// See [`Cli::event_min_minutes`].
+    pub event_min_minutes: u32,
     /// `None`: derived from the bound address (see [`Cli::public_url`]).
     pub public_url: Option<String>,
     /// A `status_display::Backend` spec, or `None` for no display.
@@ -271,6 +284,7 @@ impl Config {
             max_rooms: rooms::config::MAX_ROOMS as usize,
             xo_move_limit: Duration::from_secs(120),
             handshake_timeout: Duration::from_secs(10),
+            event_min_minutes: 10,
             public_url: None,
             display: None,
             port_file: None,
@@ -296,6 +310,7 @@ impl From<&Cli> for Config {
             max_rooms: cli.max_rooms as usize,
             xo_move_limit: Duration::from_secs(u64::from(cli.xo_move_limit)),
             handshake_timeout: Duration::from_secs(cli.handshake_timeout),
+            event_min_minutes: cli.event_min_minutes,
             public_url: cli.public_url.clone(),
             display: cli.display.clone(),
             port_file: cli.port_file.clone(),

@@ -195,6 +195,14 @@ async fn route(
             get(is_get)?;
             Ok(daily_puzzles())
         }
+        ["events"] => {
+            get(is_get)?;
+            crate::events_api::list(app).await
+        }
+        ["events", id] if !id.is_empty() => {
+            get(is_get)?;
+            crate::events_api::page(app, percent_decode(id)).await
+        }
         ["games", id] if !id.is_empty() => {
             get(is_get)?;
             game(app, percent_decode(id)).await

@@ -65,6 +65,8 @@ pub mod config;
 pub mod connections;
 pub mod cross_site;
 pub mod display;
+pub mod event_runner;
+pub mod events_api;
 pub mod handler;
 pub mod health;
 pub mod http;

@@ -256,6 +256,12 @@ async fn restore(
         let saved = blocking(move || store.settings_blocking()).await??;
         app.settings.apply(saved.as_ref(), &app.public_url);
     }
+    // The events are the backup's now: their tasks too.
+    {
+        let app = Arc::clone(app);
+        let limits = crate::events_api::limits(&app);
+        blocking(move || app.events.replace_all_blocking(&app.store, limits)).await?;
+    }
     // Sessions are gone from the store; their WebSockets follow.
     for user in app.hub.users_online().into_keys() {
         app.hub.end_user_sessions(user, None);
@@ -444,6 +450,18 @@ pub(crate) async fn route(
             }
             tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an owner", user = id, "owner action");
             owners(app, you).await
+        }
+        ["events"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            crate::events_api::create(app, peer, &you, req).await
+        }
+        ["events", id] => {
+            if method != Method::DELETE {
+                return Err(ApiError::MethodNotAllowed("DELETE"));
+            }
+            crate::events_api::cancel(app, peer, &you, id).await
         }
         ["users"] | ["online"] => {
             if !is_get {

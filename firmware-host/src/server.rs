@@ -144,7 +144,16 @@ impl Server {
             owner_codes,
             settings,
             restart: tokio::sync::Notify::new(),
+            events: crate::event_runner::Events::default(),
         });
+        {
+            let app = Arc::clone(&app);
+            let limits = crate::events_api::limits(&app);
+            // Blocking reads; the tasks are spawned from the blocking pool, in the runtime.
+            tokio::task::spawn_blocking(move || app.events.restore_blocking(&app.store, limits))
+                .await
+                .context("event restoring task")?;
+        }
         let display = match app.config.display.as_deref() {
             Some(spec) => Some(
                 DisplayTask::start(spec, Arc::clone(&app))

@@ -40,6 +40,10 @@
 //! | `GET /api/owner/settings` | | 200 [`OwnerSettings`] | `not_owner` |
 //! | `PUT /api/owner/settings` | [`OwnerSettings`] | 200 [`OwnerSettings`], stored and applied at once | `not_owner`, `invalid_kiosk_idle`, `invalid_public_url`, `invalid_default_language`, `invalid_wifi_ssid`, `invalid_wifi_password`, `storage_unavailable` |
 //! | `DELETE /api/owner/settings` | `{}` | 200 [`OwnerSettings`]: the stored ones forgotten, the flags' in force again | `not_owner`, `storage_unavailable` |
+//! | `POST /api/owner/events` | [`NewEvent`] | 201 [`EventSummary`] | `not_owner`, `invalid_event_duration`, `invalid_event_start`, `invalid_event_time_per_move`, `invalid_event_name`, `event_clash`, `storage_unavailable` |
+//! | `DELETE /api/owner/events/{id}` | `{}` | 200 [`EventSummary`] (cancelled) | `not_owner`, `unknown_event`, `event_started` |
+//! | `GET /api/events` | | 200 [`EventList`] | |
+//! | `GET /api/events/{id}` | | 200 [`EventPage`] | `unknown_event` |
 //! | `GET /ws` | WebSocket upgrade | 101 | `websocket_required`, `websocket_version`, `bad_origin`, `too_many_connections` |
 //!
 //! Common errors, on any route: `not_found`, `method_not_allowed` (with `Allow`), `bad_host`,
@@ -156,6 +160,21 @@ pub enum ApiErrorCode {
     /// The server failed; the log says why.
     Internal,
     /// A code this client does not know (sent by a newer server).
+    // Arena events (`/api/owner/events`, `/api/events`).
+    /// `duration_min` is outside 10–180 minutes.
+    InvalidEventDuration,
+    /// `start_in_ms` is not within the next 24 hours.
+    InvalidEventStart,
+    /// `time_per_move_s` is not 5, 10 or 30, or was given for XO (two minutes per move).
+    InvalidEventTimePerMove,
+    /// `name` is over 40 characters or not on one line.
+    InvalidEventName,
+    /// One event at a time: this one's hours overlap another's that is not over.
+    EventClash,
+    /// No event has that id.
+    UnknownEvent,
+    /// Only an announced event (not yet started) can be cancelled.
+    EventStarted,
     #[serde(other)]
     Other,
 }
@@ -176,7 +195,11 @@ impl ApiErrorCode {
             | ApiErrorCode::InvalidPublicUrl
             | ApiErrorCode::InvalidDefaultLanguage
             | ApiErrorCode::InvalidWifiSsid
-            | ApiErrorCode::InvalidWifiPassword => 400,
+            | ApiErrorCode::InvalidWifiPassword
+            | ApiErrorCode::InvalidEventDuration
+            | ApiErrorCode::InvalidEventStart
+            | ApiErrorCode::InvalidEventTimePerMove
+            | ApiErrorCode::InvalidEventName => 400,
             ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
             ApiErrorCode::BadOrigin
             | ApiErrorCode::WrongPassword
@@ -184,12 +207,17 @@ impl ApiErrorCode {
             | ApiErrorCode::NotKiosk
             | ApiErrorCode::BadOwnerCode
             | ApiErrorCode::BadResetCode => 403,
-            ApiErrorCode::NotFound | ApiErrorCode::UnknownUser | ApiErrorCode::UnknownGame => 404,
+            ApiErrorCode::NotFound
+            | ApiErrorCode::UnknownUser
+            | ApiErrorCode::UnknownGame
+            | ApiErrorCode::UnknownEvent => 404,
             ApiErrorCode::MethodNotAllowed => 405,
             ApiErrorCode::BodyTimeout => 408,
-            ApiErrorCode::UsernameTaken | ApiErrorCode::LastOwner | ApiErrorCode::BackupTooNew => {
-                409
-            }
+            ApiErrorCode::UsernameTaken
+            | ApiErrorCode::LastOwner
+            | ApiErrorCode::BackupTooNew
+            | ApiErrorCode::EventClash
+            | ApiErrorCode::EventStarted => 409,
             ApiErrorCode::BodyTooLarge => 413,
             ApiErrorCode::UnsupportedMediaType => 415,
             ApiErrorCode::BadHost => 421,
@@ -243,12 +271,19 @@ impl ApiErrorCode {
             ApiErrorCode::InvalidWifiPassword => "invalid_wifi_password",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
+            ApiErrorCode::InvalidEventDuration => "invalid_event_duration",
+            ApiErrorCode::InvalidEventStart => "invalid_event_start",
+            ApiErrorCode::InvalidEventTimePerMove => "invalid_event_time_per_move",
+            ApiErrorCode::InvalidEventName => "invalid_event_name",
+            ApiErrorCode::EventClash => "event_clash",
+            ApiErrorCode::UnknownEvent => "unknown_event",
+            ApiErrorCode::EventStarted => "event_started",
             ApiErrorCode::Other => "other",
         }
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 38] = [
+    pub const ALL: [ApiErrorCode; 45] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -287,6 +322,13 @@ impl ApiErrorCode {
         ApiErrorCode::InvalidWifiPassword,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
+        ApiErrorCode::InvalidEventDuration,
+        ApiErrorCode::InvalidEventStart,
+        ApiErrorCode::InvalidEventTimePerMove,
+        ApiErrorCode::InvalidEventName,
+        ApiErrorCode::EventClash,
+        ApiErrorCode::UnknownEvent,
+        ApiErrorCode::EventStarted,
     ];
 }
 
@@ -933,6 +975,79 @@ pub struct OwnerHealth {
     pub recent_errors: Vec<String>,
     /// Installed updates and the last rollback.
     pub update: UpdateStatus,
+}
+
+/// `POST /api/owner/events`: the owner's event form (EV1). Only `game` and `duration_min` are
+/// required.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewEvent {
+    pub game: Game,
+    /// 10–180.
+    pub duration_min: u32,
+    /// From the server's now: 0 (the default) starts at once; the owner's "20:00" is sent as
+    /// the milliseconds until then on the phone's clock, so that no two clocks are compared.
+    /// At most 24 hours.
+    #[serde(default)]
+    pub start_in_ms: u64,
+    /// Infinite XO only: 5, 10 or 30 (default 10); XO's clock is two minutes per move.
+    #[serde(default)]
+    pub time_per_move_s: Option<u8>,
+    /// Default `true` (EV1).
+    #[serde(default)]
+    pub rated: Option<bool>,
+    /// For the board; default "Arena"; at most 40 characters on one line.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// One event as listed (`GET /api/events`) and as created or cancelled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventSummary {
+    pub id: crate::event::EventId,
+    pub name: String,
+    pub game: Game,
+    pub rated: bool,
+    pub per_move_ms: u32,
+    pub phase: crate::event::EventPhase,
+    /// Milliseconds since the Unix epoch on the server's clock (to date a finished event).
+    pub starts_at_ms: u64,
+    /// From the server's now (0 once started), as in the event's snapshot.
+    pub starts_in_ms: u64,
+    pub ends_in_ms: u64,
+    pub duration_ms: u64,
+    /// Players in the event (joined, not left).
+    pub players: u32,
+}
+
+/// `GET /api/events`: every event (scheduled, running, finished, cancelled) by start time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventList {
+    pub events: Vec<EventSummary>,
+}
+
+/// A finished game of an event; its replay is `GET /api/games/{game_id}` (the page `/game/ID`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventGameRow {
+    /// 1, 2, 3 … in the order the games were paired.
+    pub no: u32,
+    pub game_id: String,
+    pub x: UserId,
+    pub o: UserId,
+    /// `null` for a draw.
+    pub winner: Option<Winner>,
+    /// The event points each side scored (EV4: 4 for a win on a streak).
+    pub x_points: u8,
+    pub o_points: u8,
+    /// Milliseconds since the Unix epoch.
+    pub ended_at_ms: u64,
+}
+
+/// `GET /api/events/{id}`: the event as a guest sees it (standings, games in progress,
+/// podium), and every finished game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventPage {
+    pub event: crate::event::EventView,
+    pub games: Vec<EventGameRow>,
 }
 
 #[cfg(test)]

@@ -423,6 +423,35 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         "200",
         exactly::<http::Account>,
     ),
+    // Arena events.
+    (
+        "POST",
+        "/api/owner/events",
+        Some(request::<http::NewEvent>),
+        "201",
+        exactly::<http::EventSummary>,
+    ),
+    (
+        "DELETE",
+        "/api/owner/events/{id}",
+        None,
+        "200",
+        exactly::<http::EventSummary>,
+    ),
+    (
+        "GET",
+        "/api/events",
+        None,
+        "200",
+        exactly::<http::EventList>,
+    ),
+    (
+        "GET",
+        "/api/events/{id}",
+        None,
+        "200",
+        exactly::<http::EventPage>,
+    ),
 ];
 
 fn check_http(method: &str, path: &str, which: &str, value: &Value) -> Result<(), String> {

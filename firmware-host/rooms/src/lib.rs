@@ -19,6 +19,9 @@
 //!   standings, standings deltas, pairing of waves, [`event::Arena`] (its own docs list the
 //!   files).
 //! - [`saved`]: the versioned saved form of an open room, for restarts.
+//! - [`arena_actor`]: the task that owns a running event's arena: its clock, its players'
+//!   intents and watchers, and the order of saving, storing and making rooms (EV2–EV5, EV7);
+//!   what it needs from the server is an [`arena_actor::EventHost`].
 //! - `handle` (private): a room task's address and the messages it takes.
 //! - `lobby` (private): the directory of open rooms and their lobby rows.
 //! - `conns` (private): every open connection, for events to a person and ending sessions.
@@ -142,6 +145,7 @@
 
 mod actor;
 pub use actor::SAVE_COALESCE;
+pub mod arena_actor;
 pub mod config;
 mod conns;
 mod create;

@@ -30,6 +30,7 @@ use sha2::{Digest, Sha256};
 
 use super::accounts::{USERNAMES, USERS};
 use super::error::store_err;
+use super::events::{EVENT_GAMES, EVENTS};
 use super::games::{GAMES, USER_GAMES, USER_UNRATED};
 use super::handle::Store;
 use super::meta::{META, SCHEMA_VERSION};
@@ -161,6 +162,9 @@ fn copy_all(
     copy(src, dst, USER_UNRATED)?;
     copy(src, dst, OWNERS)?;
     copy(src, dst, SEASONS)?;
+    // Events and their games' points go with the games they count.
+    copy(src, dst, EVENTS)?;
+    copy(src, dst, EVENT_GAMES)?;
     copy(src, dst, META)?;
     Ok(())
 }

@@ -7,7 +7,9 @@ use rooms::StoreError;
 
 use super::games::{self, GameTables};
 use super::op::{Op, Outcome};
-use super::{accounts, backup, meta, open_rooms, owners, reset_codes, seasons, sessions, settings};
+use super::{
+    accounts, backup, events, meta, open_rooms, owners, reset_codes, seasons, sessions, settings,
+};
 
 /// A noun as the writer sees it: what creates its tables (a table a release adds is created
 /// at its first open), and what applies the writes it owns — `None` for every other write. A
@@ -27,7 +29,7 @@ fn no_tables(_: &WriteTransaction) -> Result<(), StoreError> {
 }
 
 /// Every noun of the store, one line each.
-const NOUNS: [Noun; 10] = [
+const NOUNS: [Noun; 11] = [
     (meta::create_tables, no_writes),
     (accounts::create_tables, accounts::apply),
     (sessions::create_tables, sessions::apply),
@@ -39,6 +41,8 @@ const NOUNS: [Noun; 10] = [
     (settings::create_tables, settings::apply),
     (reset_codes::create_tables, reset_codes::apply),
     (no_tables, backup::apply),
+    // Events, and their games' points with their results.
+    (events::create_tables, events::apply),
 ];
 
 /// Creates every noun's tables.

@@ -208,7 +208,10 @@ struct UnratedEntries {
     players: Vec<UserId>,
 }
 
-fn commit_game(txn: &WriteTransaction, game: &FinishedGame) -> Result<Outcome, StoreError> {
+pub(super) fn commit_game(
+    txn: &WriteTransaction,
+    game: &FinishedGame,
+) -> Result<Outcome, StoreError> {
     let mut tables = GameTables::open(txn)?;
     let (outcome, unrated) = commit_in(&mut tables, game)?;
     drop(tables);

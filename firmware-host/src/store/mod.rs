@@ -39,6 +39,8 @@
 //!   - `ladders`: leaderboards, ratings for a game's start, the ratings copy's reads (E1, E5).
 //!   - `games`: finished games; a rated result with both ratings in one transaction (P3, E2);
 //!     at most [`UNRATED_KEPT`] unrated games a player.
+//!   - `events`: arena events, and each event game's points stored in the transaction of
+//!     its result (EV1, EV4, EV7).
 //!   - `reset_codes`, `settings`, `owners`, `seasons`, `backup`: owner mode (O1-O3).
 //! - `dispatch`: the one list of nouns: their tables and the writes each takes.
 //! - `schema`: every table created at open; older files migrated to [`SCHEMA_VERSION`].
@@ -59,14 +61,16 @@
 //!    new noun needs no schema version (older releases ignore it).
 //!
 //! A write that must be in the same transaction as another noun's (an event's points with
-//! the rated result that earned them) is called from that noun's write (`games::commit_in`):
-//! every write of a batch is in one transaction, so it lands with the result or not at all.
+//! the rated result that earned them) is one `Op` of the later noun, whose write calls the
+//! earlier noun's (`events` calls `games::commit_game`): every write of a batch is in one
+//! transaction, so it lands with the result or not at all.
 //! A table that must survive a restore is copied by `backup::copy_all`.
 
 mod accounts;
 mod backup;
 mod dispatch;
 mod error;
+mod events;
 pub mod fill;
 mod games;
 mod handle;
@@ -101,6 +105,7 @@ pub use backup::{
     BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BackupContents, BackupError, BackupHeader,
     MAX_BACKUP_BYTES, REPLACED_DIR, remove_scratch,
 };
+pub use events::CreateEventError;
 pub use games::UNRATED_KEPT;
 pub use handle::Store;
 pub use health::{StorageHealth, StorageState};
@@ -109,8 +114,8 @@ pub use meta::SCHEMA_VERSION;
 pub use op::OwnerError;
 pub use owners::{DELETED_NAME, OwnerRecord};
 pub use records::{
-    LadderStats, ResetCodeRecord, ResetGuess, SettingsRecord, StoredGame, StoredLanguage,
-    StoredWifi, UserRecord,
+    EventRecord, LadderStats, ResetCodeRecord, ResetGuess, SettingsRecord, StoredGame,
+    StoredLanguage, StoredWifi, UserRecord,
 };
 pub use seasons::{PlayerSeason, SeasonRecord, SeasonRow};
 pub use sessions::SESSIONS_KEPT;

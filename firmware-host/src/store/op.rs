@@ -6,7 +6,7 @@ use protocol::records::{FinishedGame, RatingUpdate, UserId};
 use rooms::StoreError;
 use tokio::sync::oneshot;
 
-use super::records::{ResetCodeRecord, ResetGuess, SettingsRecord};
+use super::records::{EventGame, ResetCodeRecord, ResetGuess, SavedArena, SettingsRecord};
 
 /// A write for the writer thread, by noun.
 #[derive(Debug)]
@@ -91,6 +91,27 @@ pub(super) enum Op {
         user: UserId,
         record: ResetCodeRecord,
     },
+    /// `events`: a new event, refused when its time overlaps another's that is not over.
+    CreateEvent {
+        saved: Box<SavedArena>,
+        now_ms: u64,
+    },
+    /// `events`: an event's saved state replaced (EV7).
+    SaveEvent {
+        id: String,
+        saved: Box<SavedArena>,
+    },
+    /// `events`: an announced event cancelled (EV1); nothing else is cancelled.
+    CancelEvent {
+        id: String,
+    },
+    /// `events`: a finished game of an event with its points, in the transaction of its
+    /// result (EV4), as `CommitGame` writes it.
+    CommitEventGame {
+        game: Box<FinishedGame>,
+        event: String,
+        record: Box<EventGame>,
+    },
 }
 
 impl Op {
@@ -121,6 +142,10 @@ pub(super) enum Outcome {
     Season(u64),
     /// What a guess at a reset code found.
     ResetGuess(ResetGuess),
+    /// An event was created: its id.
+    EventCreated(String),
+    /// An event was refused: it would overlap this one.
+    EventClash(String),
 }
 
 /// Why an owner-mode write was refused (`owners`, `reset_codes`).

@@ -51,7 +51,7 @@ pub(super) fn touched(op: &Op, outcome: &Outcome) -> Touched {
         },
         // A rated result rewrites both players' ladders (also when it was already stored:
         // reading back is exact either way).
-        Op::CommitGame(game) if game.rated => {
+        Op::CommitGame(game) | Op::CommitEventGame { game, .. } if game.rated => {
             let users = [&game.x, &game.o]
                 .into_iter()
                 .filter_map(|p| match p {
@@ -69,6 +69,10 @@ pub(super) fn touched(op: &Op, outcome: &Outcome) -> Touched {
         Op::NewSeason { .. } | Op::Restore { .. } => Touched::Everyone,
         // No user record written.
         Op::CommitGame(_)
+        | Op::CommitEventGame { .. }
+        | Op::CreateEvent { .. }
+        | Op::SaveEvent { .. }
+        | Op::CancelEvent { .. }
         | Op::CreateSession { .. }
         | Op::DeleteSession { .. }
         | Op::SaveRoom { .. }

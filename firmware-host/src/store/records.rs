@@ -8,6 +8,8 @@ use protocol::records::{FinishedGame, GameEnd, PlayerRef, RatingUpdate, UserId};
 use rooms::StoreError;
 use serde::{Deserialize, Serialize};
 
+pub use rooms::event::{EventGame, SavedArena};
+
 /// One player's standing on one game's ladder (E1, E5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LadderStats {
@@ -307,4 +309,14 @@ pub enum ResetGuess {
     /// No live code for the account, or a wrong guess (counted; `spent` when it was the last
     /// one allowed).
     Wrong { spent: bool },
+}
+
+/// An event as stored (EV1, EV7): its id, when it was created, and the arena's saved state
+/// (its settings, phase, entrants and games in progress). Its finished games are stored apart,
+/// each with its result (`events`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRecord {
+    pub id: String,
+    pub created_ms: u64,
+    pub saved: SavedArena,
 }

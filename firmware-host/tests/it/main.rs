@@ -15,6 +15,7 @@ mod abuse;
 mod accounts_http;
 mod connection_limits;
 mod cross_site;
+mod events_http;
 mod flags;
 mod http_basics;
 mod http_read_endpoints;
