@@ -163,19 +163,20 @@ pub fn PuzzlePage(props: &PuzzleProps) -> Html {
     let mut info: Vec<Html> = vec![
         html! { <p class="puzzle-rating">{ lang.f(T::PuzzleRating, &[&lang.num(view.rating)]) }</p> },
     ];
+    if let Some(count) = view.solved_today {
+        info.push(html! { <p class="puzzle-today" id="puzzle-today">{ lang.f(T::SolvedToday, &[&lang.num(count)]) }</p> });
+    }
+
+    let mut side: Vec<Html> = Vec::new();
+    // The streak's length beside what the move led to: a phone shows it under the board.
     if let Some(s) = &view.streak {
         let t = if s.over {
             T::StreakOver
         } else {
             T::StreakSolved
         };
-        info.push(html! { <p class="puzzle-streak" id="puzzle-streak">{ lang.f(t, &[&lang.num(s.solved)]) }</p> });
+        side.push(html! { <p class="puzzle-streak" id="puzzle-streak">{ lang.f(t, &[&lang.num(s.solved)]) }</p> });
     }
-    if let Some(count) = view.solved_today {
-        info.push(html! { <p class="puzzle-today" id="puzzle-today">{ lang.f(T::SolvedToday, &[&lang.num(count)]) }</p> });
-    }
-
-    let mut side: Vec<Html> = Vec::new();
     if let Some(text) = model::outcome(&view, lang) {
         let class = match view.status {
             AttemptStatus::Solved => "result gain",
