@@ -261,6 +261,11 @@ pub async fn config() -> Result<ServerConfig, ApiError> {
     get("/api/config").await
 }
 
+/// Today's puzzle of each game and how many solved it (PZ4).
+pub async fn daily_puzzles() -> Result<protocol::http::DailyPuzzles, ApiError> {
+    get("/api/puzzles/daily").await
+}
+
 /// The signed-in account, or `None` for a guest: `/api/session`, which answers a guest with
 /// 200 (`/api/me`'s 401 would be a failed request in the console of every page load).
 pub async fn me() -> Result<Option<Account>, ApiError> {

@@ -38,6 +38,7 @@ pub mod create_form;
 pub mod credentials;
 pub mod dom;
 pub mod i18n;
+pub mod puzzle_model;
 pub mod room_model;
 pub mod route;
 pub mod state;

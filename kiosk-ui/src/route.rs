@@ -49,6 +49,54 @@ impl OwnerSection {
     }
 }
 
+/// Which puzzle a puzzle screen plays (PZ2, PZ4, PZ5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PuzzleWhat {
+    /// The puzzle of the day of a game.
+    Daily(Game),
+    /// A streak of a game, from its first puzzle.
+    Streak(Game),
+    /// Puzzles the server picks near the player's level.
+    Next(Game),
+    /// One puzzle by its id.
+    ById(String),
+}
+
+impl PuzzleWhat {
+    /// What `puzzle_start` asks for.
+    pub fn source(&self) -> protocol::PuzzleSource {
+        use protocol::PuzzleSource as S;
+        match self {
+            PuzzleWhat::Daily(game) => S::Daily { game: *game },
+            PuzzleWhat::Streak(game) => S::Streak {
+                game: *game,
+                step: 0,
+            },
+            PuzzleWhat::Next(game) => S::Next { game: *game },
+            PuzzleWhat::ById(id) => S::ById { puzzle: id.clone() },
+        }
+    }
+
+    fn path(&self) -> String {
+        match self {
+            PuzzleWhat::Daily(game) => format!("daily/{}", game.as_str()),
+            PuzzleWhat::Streak(game) => format!("streak/{}", game.as_str()),
+            PuzzleWhat::Next(game) => format!("next/{}", game.as_str()),
+            PuzzleWhat::ById(id) => encode(id),
+        }
+    }
+
+    fn parse(parts: &[&str]) -> Option<PuzzleWhat> {
+        Some(match parts {
+            ["daily", game] => PuzzleWhat::Daily(game.parse().ok()?),
+            ["streak", game] => PuzzleWhat::Streak(game.parse().ok()?),
+            ["next", game] => PuzzleWhat::Next(game.parse().ok()?),
+            [id] if valid_segment(id) => PuzzleWhat::ById(decode(id)),
+            _ => return None,
+        })
+    }
+}
+
 /// A screen and what it shows.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Route {
@@ -60,6 +108,13 @@ pub enum Route {
     /// A room; `kiosk` keeps the kiosk's large layout and its idle return.
     Room {
         id: String,
+        kiosk: bool,
+    },
+    /// The puzzles' page on phones: the day's puzzles, streaks, the next puzzle.
+    Puzzles,
+    /// A puzzle being played; `kiosk` keeps the kiosk's large layout and its idle return.
+    Puzzle {
+        what: PuzzleWhat,
         kiosk: bool,
     },
     Profile(String),
@@ -94,6 +149,15 @@ impl Route {
                 id: (*id).to_owned(),
                 kiosk: true,
             },
+            ["puzzles"] => Route::Puzzles,
+            ["puzzle", rest @ ..] => match PuzzleWhat::parse(rest) {
+                Some(what) => Route::Puzzle { what, kiosk: false },
+                None => Route::NotFound(path.to_owned()),
+            },
+            ["kiosk", "puzzle", rest @ ..] => match PuzzleWhat::parse(rest) {
+                Some(what) => Route::Puzzle { what, kiosk: true },
+                None => Route::NotFound(path.to_owned()),
+            },
             ["profile", name] if valid_segment(name) => Route::Profile(decode(name)),
             ["leaderboard"] => Route::Leaderboard(Game::Xo),
             ["leaderboard", game] => match game.parse() {
@@ -123,6 +187,9 @@ impl Route {
             Route::Kiosk => "/kiosk".to_owned(),
             Route::Room { id, kiosk: false } => format!("/room/{id}"),
             Route::Room { id, kiosk: true } => format!("/kiosk/room/{id}"),
+            Route::Puzzles => "/puzzles".to_owned(),
+            Route::Puzzle { what, kiosk: false } => format!("/puzzle/{}", what.path()),
+            Route::Puzzle { what, kiosk: true } => format!("/kiosk/puzzle/{}", what.path()),
             Route::Profile(name) => format!("/profile/{}", encode(name)),
             Route::Leaderboard(game) => format!("/leaderboard/{}", game.as_str()),
             Route::ArchivedLeaderboard { game, season } => {
@@ -139,7 +206,10 @@ impl Route {
 
     /// Kiosk screens: large targets, no sign-in, idle return (U7).
     pub fn is_kiosk(&self) -> bool {
-        matches!(self, Route::Kiosk | Route::Room { kiosk: true, .. })
+        matches!(
+            self,
+            Route::Kiosk | Route::Room { kiosk: true, .. } | Route::Puzzle { kiosk: true, .. }
+        )
     }
 
     /// The home of this route's mode: the kiosk home for kiosk screens, else the lobby.
@@ -255,6 +325,23 @@ mod tests {
                 season: 3,
             },
             Route::Replay("g1".into()),
+            Route::Puzzles,
+            Route::Puzzle {
+                what: PuzzleWhat::Daily(Game::Xo),
+                kiosk: true,
+            },
+            Route::Puzzle {
+                what: PuzzleWhat::Streak(Game::Infinite),
+                kiosk: false,
+            },
+            Route::Puzzle {
+                what: PuzzleWhat::Next(Game::Xo),
+                kiosk: false,
+            },
+            Route::Puzzle {
+                what: PuzzleWhat::ById("infinite-hold-311".into()),
+                kiosk: false,
+            },
         ];
         let owner_pages = OwnerSection::PAGES.into_iter().map(Route::Owner);
         for r in routes.into_iter().chain(owner_pages) {
@@ -306,5 +393,12 @@ mod tests {
         assert_eq!(room.home(), Route::Kiosk);
         assert_eq!(Route::parse("/room/ab").home(), Route::Home);
         assert_eq!(room.room_id(), Some("ab"));
+        let puzzle = Route::parse("/kiosk/puzzle/daily/infinite");
+        assert!(puzzle.is_kiosk());
+        assert_eq!(puzzle.home(), Route::Kiosk);
+        assert!(matches!(
+            Route::parse("/puzzle/daily/chess"),
+            Route::NotFound(_)
+        ));
     }
 }

@@ -86,6 +86,8 @@ pub struct AppState {
     /// U13: the kiosk's home, left alone for the idle time, shows what is happening instead
     /// of its controls (attract), until the next touch. Any navigation ends it.
     pub attract: bool,
+    /// The puzzle attempt a puzzle screen shows (PZ2): the server's latest view of it.
+    pub puzzle: Option<protocol::PuzzleView>,
 }
 
 /// Applies a `lobby_update` to the page: rows replace the row with their id or join it, removed
@@ -133,6 +135,7 @@ impl Default for AppState {
             wifi: None,
             followed: None,
             attract: false,
+            puzzle: None,
         }
     }
 }
@@ -210,6 +213,7 @@ impl AppState {
                 }
                 if route != self.route {
                     self.notice = None;
+                    self.puzzle = None;
                 }
                 self.route = route;
             }
@@ -220,6 +224,8 @@ impl AppState {
             Action::Disconnected => {
                 self.conn = Conn::Lost;
                 self.followed = None;
+                // Attempts end with their connection; the screen starts a new one.
+                self.puzzle = None;
             }
             Action::Account(account) => self.account = Some(account),
             Action::Config(config) => {
@@ -260,8 +266,12 @@ impl AppState {
                 }
             }
             ServerMsg::Pong { .. } => {}
-            // Puzzle attempts: no page shows them yet.
-            ServerMsg::Puzzle { .. } => {}
+            ServerMsg::Puzzle { attempt, .. } => {
+                if matches!(self.route, Route::Puzzle { .. }) {
+                    self.notice = None;
+                    self.puzzle = Some(*attempt);
+                }
+            }
             ServerMsg::Lobby { rooms, total, .. } => {
                 self.lobby = rooms;
                 self.lobby_total = total;
@@ -540,8 +550,9 @@ pub fn error_text(code: ErrorCode) -> Option<T> {
         ErrorCode::NotFinished => T::ErrNotFinished,
         ErrorCode::PlayAgainUnavailable => T::ErrPlayAgainUnavailable,
         ErrorCode::TooManyRatedGames => T::ErrTooManyRatedGames,
-        // Puzzle errors: the server's English message until a puzzle page words them.
-        ErrorCode::UnknownPuzzle | ErrorCode::UnknownAttempt | ErrorCode::NoStreak => return None,
+        ErrorCode::UnknownPuzzle => T::ErrUnknownPuzzle,
+        ErrorCode::UnknownAttempt => T::ErrUnknownAttempt,
+        ErrorCode::NoStreak => T::ErrNoStreak,
     })
 }
 

@@ -58,6 +58,10 @@ pub fn main_page(route: &Route) -> Option<Html> {
         Route::Home => html! { <Home /> },
         Route::Kiosk => html! { <Kiosk /> },
         Route::Room { id, kiosk } => html! { <RoomPage id={id.clone()} kiosk={*kiosk} /> },
+        Route::Puzzles => html! { <super::puzzle::PuzzlesPage /> },
+        Route::Puzzle { what, kiosk } => {
+            html! { <super::puzzle::PuzzlePage what={what.clone()} kiosk={*kiosk} /> }
+        }
         Route::Profile(name) => html! { <ProfilePage name={name.clone()} /> },
         Route::Leaderboard(game) => html! { <LeaderboardPage game={*game} /> },
         Route::SignIn => html! { <SignIn /> },

@@ -36,7 +36,7 @@ pub enum Slide {
     Results,
     /// The top of both ladders.
     Leaders,
-    /// The day's puzzle (none yet: always skipped).
+    /// The day's puzzle, skipped while there is none.
     Puzzle,
 }
 
@@ -86,10 +86,15 @@ const LEADERS: usize = 3;
 struct Happenings {
     leaders: Vec<(Game, Vec<LeaderRow>)>,
     results: Vec<GameView>,
+    /// The day's puzzles (PZ4).
+    daily: Vec<protocol::http::DailyPuzzle>,
 }
 
 async fn fetch_boards() -> Happenings {
     let mut out = Happenings::default();
+    if let Ok(d) = api::daily_puzzles().await {
+        out.daily = d.puzzles;
+    }
     let mut names: Vec<String> = Vec::new();
     for game in [Game::Xo, Game::Infinite] {
         let Ok(board) = api::leaderboard(game, None).await else {
@@ -146,7 +151,7 @@ pub fn Attract() -> Html {
             Slide::Game => live,
             Slide::Results => !boards.results.is_empty(),
             Slide::Leaders => !boards.leaders.is_empty(),
-            Slide::Puzzle => false,
+            Slide::Puzzle => !boards.daily.is_empty(),
         }
     };
     let slide = use_state_eq(|| None::<Slide>);
@@ -216,6 +221,11 @@ pub fn Attract() -> Html {
                 }) }
             </section>
         },
+        // The day's puzzles take turns, one per pass of the cycle.
+        Some(Slide::Puzzle) if !boards.daily.is_empty() => {
+            let p = &boards.daily[(*tick as usize / Slide::CYCLE.len()) % boards.daily.len()];
+            html! { <PuzzleMini key={p.puzzle.clone()} puzzle={p.clone()} /> }
+        }
         // Nothing happening yet: the invitation alone.
         Some(Slide::Puzzle) | None => html! {
             <section class="attract-slide" id="attract-welcome">
@@ -227,6 +237,72 @@ pub fn Attract() -> Html {
         <section class="attract" id="attract" data-slide={slide.map_or("welcome", Slide::name)}>
             { body }
             <p class="attract-touch">{ ctx.t(T::AttractTouch) }</p>
+        </section>
+    }
+}
+
+#[derive(Debug, Properties, PartialEq)]
+struct PuzzleMiniProps {
+    puzzle: protocol::http::DailyPuzzle,
+}
+
+/// The day's puzzle: its board and its task. The daily list has no board, so the slide starts
+/// an attempt of its own, on a WebSocket of its own, to show the start.
+#[component]
+fn PuzzleMini(props: &PuzzleMiniProps) -> Html {
+    let ctx = use_ctx();
+    let lang = ctx.lang();
+    let board = use_state(|| None::<BoardModel>);
+    {
+        let board = board.clone();
+        use_effect_with(props.puzzle.game, move |game| {
+            let game = *game;
+            let socket: Rc<RefCell<Option<Socket>>> = Rc::new(RefCell::new(None));
+            let on_action = {
+                let socket = socket.clone();
+                Callback::from(move |action: Action| match action {
+                    Action::Connected => {
+                        if let Some(s) = socket.borrow().as_ref() {
+                            s.send(ClientMsg::PuzzleStart {
+                                id: None,
+                                source: protocol::PuzzleSource::Daily { game },
+                            });
+                        }
+                    }
+                    Action::Server {
+                        msg: ServerMsg::Puzzle { attempt, .. },
+                        ..
+                    } => {
+                        let start = crate::puzzle_model::positions(&attempt);
+                        board.set(start.first().map(BoardModel::from_position));
+                    }
+                    _ => {}
+                })
+            };
+            *socket.borrow_mut() = Some(Socket::connect(on_action));
+            move || {
+                if let Some(s) = socket.borrow_mut().take() {
+                    s.close();
+                }
+            }
+        });
+    }
+    let p = &props.puzzle;
+    html! {
+        <section class="attract-slide attract-game" id="attract-puzzle" aria-labelledby="attract-puzzle-title">
+            <h2 id="attract-puzzle-title">{ ctx.t(T::PuzzleOfDay) }</h2>
+            <div class="attract-game-body">
+                <div class="attract-board">
+                    if let Some(b) = *board {
+                        <Board model={b} may_move={false} id="attract-puzzle-board" />
+                    }
+                </div>
+                <div class="attract-caption">
+                    <p class="attract-players"><strong>{ lang.game(p.game) }</strong></p>
+                    <p class="attract-turn" id="attract-puzzle-task">{ crate::puzzle_model::task_of(p.kind, p.to_move, lang) }</p>
+                    <p class="attract-players">{ lang.f(T::SolvedToday, &[&lang.num(p.solved_today)]) }</p>
+                </div>
+            </div>
         </section>
     }
 }

@@ -33,6 +33,7 @@ pub fn Home() -> Html {
                     <CreateRoomBox prefix="create" />
                 </section>
                 <nav class="more" aria-label={ctx.t(T::LinksTitle)}>
+                    <Link to={Route::Puzzles}>{ ctx.t(T::NavPuzzles) }</Link>
                     <Link to={Route::Leaderboard(engine::Game::Xo)}>{ ctx.t(T::NavLeaderboard) }</Link>
                     <Link to={Route::Rules}>{ ctx.t(T::NavRules) }</Link>
                 </nav>

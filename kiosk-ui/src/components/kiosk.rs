@@ -18,6 +18,7 @@ use super::create_room::CreateRoomBox;
 use super::lobby_list::LobbyList;
 use super::navbar::Navbar;
 use super::owner_code::OwnerCodeHeading;
+use super::puzzle::daily_list;
 use super::qr::{Qr, wifi_qr_text};
 
 /// The address as people read it beside the QR code: an IP address without its `http://`,
@@ -58,6 +59,8 @@ fn or_type(template: &str, local: &str) -> Html {
 enum Open {
     Friend,
     Bot,
+    /// The day's puzzles, played on the kiosk itself (PZ4).
+    Puzzle,
 }
 
 #[component]
@@ -117,6 +120,8 @@ pub fn Kiosk() -> Html {
                 id={id.to_owned()} aria-expanded={expanded.to_string()} {onclick}>{ ctx.t(label) }</button>
         }
     };
+    // The day's puzzles and their solve counts, asked again each time the choice opens.
+    let daily = super::puzzle::use_daily(u32::from(*open == Open::Puzzle));
     let attract = ctx.state.attract;
     let wake = {
         let ctx = ctx.clone();
@@ -154,8 +159,15 @@ pub fn Kiosk() -> Html {
                         <div class="kiosk-choices">
                             { button(Open::Friend, T::PlayFriend, "play-friend") }
                             { button(Open::Bot, T::PlayBot, "play-bot") }
+                            { button(Open::Puzzle, T::DailyPuzzle, "play-puzzle") }
                         </div>
-                        if *open == Open::Friend {
+                        if *open == Open::Puzzle {
+                            <section class="kiosk-daily" aria-label={ctx.t(T::PuzzleOfDay)}>
+                                if let Some(puzzles) = daily {
+                                    { daily_list(&ctx, &puzzles, true) }
+                                }
+                            </section>
+                        } else if *open == Open::Friend {
                             <CreateRoomBox key="friend" prefix="friend" fixed={Some(Opponent::Local)} compact={true} submit={AttrValue::from(ctx.t(T::StartGame))} />
                         } else {
                             <CreateRoomBox key="bot" prefix="bot" fixed={Some(Opponent::Bot)} compact={true} submit={AttrValue::from(ctx.t(T::StartGame))} />

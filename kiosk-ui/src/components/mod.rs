@@ -31,6 +31,7 @@ pub mod owner_update;
 pub mod player_card;
 pub mod profile;
 pub mod prompts;
+pub mod puzzle;
 pub mod qr;
 pub mod replay;
 pub mod room;

@@ -60,6 +60,7 @@ pub fn Navbar(props: &NavbarProps) -> Html {
                     </Link>
                 }
                 if !kiosk && !in_room {
+                    <Link to={Route::Puzzles} class="nav-link wide-only">{ ctx.t(T::NavPuzzles) }</Link>
                     <Link to={Route::Leaderboard(engine::Game::Xo)} class="nav-link wide-only">
                         { ctx.t(T::NavLeaderboard) }
                     </Link>

@@ -1,6 +1,6 @@
 //! U13 (issue 30.3): the idle kiosk invites. Its home, left alone for the idle time, cycles
 //! through what is happening (a game in progress on a live mini-board, the latest results, the
-//! ladders' top) with the QR code in view throughout, and the next touch brings the controls
+//! ladders' top, the day's puzzle) with the QR code in view throughout, and the next touch brings the controls
 //! back without acting on what was under the finger. A kiosk left watching a game stays while
 //! it is played and goes home once it has ended and the idle time has passed. The server's
 //! idle time is 3 s. Run by `scripts/test-browser attract`.
@@ -122,7 +122,25 @@ async fn an_idle_kiosk_home_cycles_through_what_is_happening_until_a_touch() {
                 leaders.contains("sara") && leaders.contains("omar"),
                 "{leaders}"
             );
-            // And round again: no puzzle yet, so the game comes next.
+            // The day's puzzle: its start on a board, and its task.
+            see_slide(&c, "puzzle", lang, &mut problems).await?;
+            eventually("the puzzle's board", || async {
+                let n = js(
+                    &c,
+                    "return document.querySelectorAll('#attract-puzzle-board .mark').length;",
+                )
+                .await
+                .ok()?;
+                (n.as_u64()? > 0).then_some(())
+            })
+            .await?;
+            let task = text_of(&c, "#attract-puzzle-task")
+                .await
+                .unwrap_or_default();
+            if lang == "en" {
+                assert!(task.ends_with("to move and win"), "{task}");
+            }
+            // And round again: the game comes next.
             see_slide(&c, "game", lang, &mut problems).await?;
             if lang == "en" {
                 // A touch where a live room's link is: the controls come back, nothing opens.

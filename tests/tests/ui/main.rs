@@ -17,4 +17,5 @@ mod owner_browser;
 mod owner_settings_browser;
 mod password_browser;
 mod profile_seasons_browser;
+mod puzzle_browser;
 mod restart_browser;
