@@ -35,6 +35,14 @@ const PLAYERS: ContentList = ContentList {
     row: ".card",
     min_rows: 2,
 };
+/// A rated room's ELO preview (E4): both projections and the three scenarios, whole at
+/// 800×480 for a spectator.
+const ELO: ContentList = ContentList {
+    label: "ELO preview",
+    list: "#elo-panel",
+    row: ".projections li, .segmented button",
+    min_rows: 5,
+};
 /// A ladder's standings.
 const STANDINGS: ContentList = ContentList {
     label: "standings",
@@ -271,7 +279,7 @@ async fn every_online_screen_fits_every_size_in_both_languages() {
                 kiosk.find(Locator::Css("#board")).await.ok()
             })
             .await?;
-            problems.extend(check_screen(kiosk, "online-spectator", KIOSK, &[PLAYERS]).await?);
+            problems.extend(check_screen(kiosk, "online-spectator", KIOSK, &[PLAYERS, ELO]).await?);
 
             // Finish the game: X wins on the middle column.
             click(o, "#decline-draw").await?;
