@@ -337,6 +337,10 @@ impl ArenaTask {
             ToArena::Join(player, reply) => {
                 let user = player.user;
                 let done = self.arena.join(player, now);
+                if done.is_ok() {
+                    // A new entrant counts as present until the host says otherwise.
+                    self.arena.presence(user, self.host.presence(user), now);
+                }
                 self.answer(user, done, reply).await;
             }
             ToArena::Pause(user, reply) => {

@@ -629,9 +629,7 @@ where
                 return;
             }
             ClientMsg::UnwatchEvent { id } => {
-                if let Some(watch) = self.event.take() {
-                    watch.arena.unwatch(self.member.conn).await;
-                }
+                self.stop_watching().await;
                 self.send(ServerMsg::Pong { id }).await;
                 return;
             }
@@ -730,12 +728,11 @@ where
 
     /// `watch_event`: the snapshot now, and the event's changes from its task from then on.
     /// An event over before the server started has no task: its stored snapshot alone.
+    /// A refused watch leaves the connection's watch as it was.
     async fn watch_event(&mut self, id: Option<RequestId>, event: &str) {
-        if let Some(watch) = self.event.take() {
-            watch.arena.unwatch(self.member.conn).await;
-        }
         let book = self.shared.events();
         if let Some(arena) = book.as_ref().and_then(|b| b.live(event)) {
+            self.stop_watching().await;
             match self.start_watch(arena).await {
                 Some(view) => {
                     self.send(ServerMsg::EventSnapshot {
@@ -760,6 +757,7 @@ where
         };
         match stored {
             Ok(Ok(Some(view))) => {
+                self.stop_watching().await;
                 self.send(ServerMsg::EventSnapshot {
                     id,
                     event: Box::new(view),
@@ -780,6 +778,12 @@ where
                 self.error(id, ErrorCode::Storage, "the event could not be read")
                     .await;
             }
+        }
+    }
+
+    async fn stop_watching(&mut self) {
+        if let Some(watch) = self.event.take() {
+            watch.arena.unwatch(self.member.conn).await;
         }
     }
 
@@ -836,9 +840,7 @@ where
             .as_ref()
             .is_none_or(|w| w.arena.event() != arena.event())
         {
-            if let Some(watch) = self.event.take() {
-                watch.arena.unwatch(self.member.conn).await;
-            }
+            self.stop_watching().await;
             // Its snapshot is not sent: the answer below is the newer one.
             let _answer_follows = self.start_watch(arena.clone()).await;
         }
