@@ -209,6 +209,41 @@ pub fn stored_view_blocking(
     )))
 }
 
+/// EV5: the events `user` played a game in, newest first, with their place in each (for
+/// the profile). Events are few (one at a time), so each is read whole. Blocks on reads.
+pub fn profile_events_blocking(
+    store: &crate::store::Store,
+    user: protocol::records::UserId,
+    now_ms: u64,
+) -> Result<Vec<protocol::http::ProfileEvent>, rooms::StoreError> {
+    let mut out = Vec::new();
+    for record in store.events_blocking()?.into_iter().rev() {
+        let games = store.event_games_blocking(&record.id)?;
+        if !games.iter().any(|g| g.x == user || g.o == user) {
+            continue;
+        }
+        let arena = arena_of(&record, games, now_ms);
+        let rows = &arena.standings().rows;
+        let Some(row) = rows.iter().find(|r| r.user == user) else {
+            continue;
+        };
+        let s = arena.settings();
+        out.push(protocol::http::ProfileEvent {
+            event: record.id.clone(),
+            name: s.name.clone(),
+            game: s.game,
+            rated: s.rated,
+            phase: arena.view(&record.id, None, now_ms).phase,
+            starts_at_ms: s.starts_at_ms,
+            rank: row.rank,
+            of: u32::try_from(rows.len()).unwrap_or(u32::MAX),
+            points: row.points,
+            games: row.games,
+        });
+    }
+    Ok(out)
+}
+
 /// `GET /api/events`.
 pub(crate) async fn list(app: &Arc<App>) -> ApiResult {
     let store = app.store.clone();
