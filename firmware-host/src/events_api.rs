@@ -101,8 +101,14 @@ pub(crate) async fn create(
         now_ms: now,
         tomorrow_ms: now + SCHEDULE_AHEAD_MS,
     };
-    let settings =
+    let mut settings =
         EventSettings::from_setup(&setup, today, &limits(app)).map_err(ApiError::EventSetup)?;
+    if settings.game == engine::Game::Xo {
+        // XO's move limit is the operator's (`--xo-move-limit`, two minutes by default), as
+        // in every rated XO room.
+        settings.per_move_ms =
+            u32::try_from(app.config.xo_move_limit.as_millis()).unwrap_or(u32::MAX);
+    }
     let seed = rand::rng().random();
     let mut arena = Arena::new(settings, limits(app), WaveTimes::default(), seed);
     // An event starting now starts (nobody has joined: nothing else happens).
