@@ -15,10 +15,10 @@ use protocol::RoomId;
 use protocol::event::{EventId, EventView};
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
 use rooms::arena_actor::{self, ArenaHandle, EventBook, EventHost, Pairing, RoomFuture, WallClock};
-use rooms::event::{Arena, EventGame, EventLimits, Presence, SavedArena, WaveTimes};
+use rooms::event::{Arena, EventGame, EventLimits, Phase, Presence, SavedArena, WaveTimes};
 use rooms::{Hub, StoreError, StoreFuture};
 
-use crate::store::Store;
+use crate::store::{EventRecord, Store};
 
 /// The store and the hub as the event tasks see them.
 #[derive(Debug)]
@@ -77,7 +77,7 @@ impl EventBook for Events {
     }
 
     fn stored_view_blocking(&self, event: &str) -> Result<Option<EventView>, StoreError> {
-        crate::events_api::stored_view_blocking(&self.store, event, crate::clock::now_ms())
+        stored_view_blocking(&self.store, event, crate::clock::now_ms())
     }
 }
 
@@ -155,4 +155,74 @@ impl Events {
             self.run(record.id, arena);
         }
     }
+}
+
+/// The arena of a stored event, rebuilt from its saved state and its stored games, as of
+/// `now_ms` (a countdown over is a running event, time up an ending or finished one). A copy
+/// for reading: its effects are the event task's business.
+pub fn arena_of(record: &EventRecord, games: Vec<rooms::event::EventGame>, now_ms: u64) -> Arena {
+    let mut arena = Arena::restore(
+        record.saved.clone(),
+        games,
+        EventLimits::default(),
+        WaveTimes::default(),
+    );
+    if !matches!(arena.phase(), Phase::Cancelled | Phase::Finished) {
+        // Nobody is online in a restored copy, so this pairs nobody.
+        let _read_only = arena.tick(now_ms);
+    }
+    arena
+}
+
+/// Event `id` as a guest sees it, as stored (an event with no task: over before the server
+/// started). Blocks on reads.
+pub fn stored_view_blocking(
+    store: &crate::store::Store,
+    id: &str,
+    now_ms: u64,
+) -> Result<Option<protocol::event::EventView>, rooms::StoreError> {
+    let Some(record) = store.event_blocking(id)? else {
+        return Ok(None);
+    };
+    let games = store.event_games_blocking(id)?;
+    Ok(Some(arena_of(&record, games, now_ms).view(
+        &id.to_owned(),
+        None,
+        now_ms,
+    )))
+}
+
+/// EV5: the events `user` played a game in, newest first, with their place in each (for
+/// the profile). Events are few (one at a time), so each is read whole. Blocks on reads.
+pub fn profile_events_blocking(
+    store: &crate::store::Store,
+    user: protocol::records::UserId,
+    now_ms: u64,
+) -> Result<Vec<protocol::http::ProfileEvent>, rooms::StoreError> {
+    let mut out = Vec::new();
+    for record in store.events_blocking()?.into_iter().rev() {
+        let games = store.event_games_blocking(&record.id)?;
+        if !games.iter().any(|g| g.x == user || g.o == user) {
+            continue;
+        }
+        let arena = arena_of(&record, games, now_ms);
+        let rows = &arena.standings().rows;
+        let Some(row) = rows.iter().find(|r| r.user == user) else {
+            continue;
+        };
+        let s = arena.settings();
+        out.push(protocol::http::ProfileEvent {
+            event: record.id.clone(),
+            name: s.name.clone(),
+            game: s.game,
+            rated: s.rated,
+            phase: arena.view(&record.id, None, now_ms).phase,
+            starts_at_ms: s.starts_at_ms,
+            rank: row.rank,
+            of: u32::try_from(rows.len()).unwrap_or(u32::MAX),
+            points: row.points,
+            games: row.games,
+        });
+    }
+    Ok(out)
 }

@@ -26,8 +26,9 @@ use rooms::event::{
 
 use crate::api_error::{ApiError, json};
 use crate::app::App;
+use crate::event_runner::arena_of;
 use crate::handler::{ApiResult, blocking, read_json};
-use crate::store::{CreateEventError, EventRecord};
+use crate::store::CreateEventError;
 
 /// How far ahead an event may be scheduled. The server keeps no time zone, so "later today"
 /// (EV1) is read as within the next 24 hours; the owner's page offers today's times only.
@@ -39,23 +40,6 @@ pub fn limits(app: &App) -> EventLimits {
         min_duration_min: app.config.event_min_minutes,
         ..EventLimits::default()
     }
-}
-
-/// The arena of a stored event, rebuilt from its saved state and its stored games, as of
-/// `now_ms` (a countdown over is a running event, time up an ending or finished one). A copy
-/// for reading: its effects are the event task's business.
-fn arena_of(record: &EventRecord, games: Vec<rooms::event::EventGame>, now_ms: u64) -> Arena {
-    let mut arena = Arena::restore(
-        record.saved.clone(),
-        games,
-        EventLimits::default(),
-        WaveTimes::default(),
-    );
-    if !matches!(arena.phase(), Phase::Cancelled | Phase::Finished) {
-        // Nobody is online in a restored copy, so this pairs nobody.
-        let _read_only = arena.tick(now_ms);
-    }
-    arena
 }
 
 fn summary(id: &str, arena: &Arena, now_ms: u64) -> EventSummary {
@@ -195,59 +179,6 @@ async fn read_event(app: &Arc<App>, id: String) -> Result<(EventSummary, EventPa
             games: rows,
         },
     ))
-}
-
-/// Event `id` as a guest sees it, as stored (an event with no task: over before the server
-/// started). Blocks on reads.
-pub fn stored_view_blocking(
-    store: &crate::store::Store,
-    id: &str,
-    now_ms: u64,
-) -> Result<Option<protocol::event::EventView>, rooms::StoreError> {
-    let Some(record) = store.event_blocking(id)? else {
-        return Ok(None);
-    };
-    let games = store.event_games_blocking(id)?;
-    Ok(Some(arena_of(&record, games, now_ms).view(
-        &id.to_owned(),
-        None,
-        now_ms,
-    )))
-}
-
-/// EV5: the events `user` played a game in, newest first, with their place in each (for
-/// the profile). Events are few (one at a time), so each is read whole. Blocks on reads.
-pub fn profile_events_blocking(
-    store: &crate::store::Store,
-    user: protocol::records::UserId,
-    now_ms: u64,
-) -> Result<Vec<protocol::http::ProfileEvent>, rooms::StoreError> {
-    let mut out = Vec::new();
-    for record in store.events_blocking()?.into_iter().rev() {
-        let games = store.event_games_blocking(&record.id)?;
-        if !games.iter().any(|g| g.x == user || g.o == user) {
-            continue;
-        }
-        let arena = arena_of(&record, games, now_ms);
-        let rows = &arena.standings().rows;
-        let Some(row) = rows.iter().find(|r| r.user == user) else {
-            continue;
-        };
-        let s = arena.settings();
-        out.push(protocol::http::ProfileEvent {
-            event: record.id.clone(),
-            name: s.name.clone(),
-            game: s.game,
-            rated: s.rated,
-            phase: arena.view(&record.id, None, now_ms).phase,
-            starts_at_ms: s.starts_at_ms,
-            rank: row.rank,
-            of: u32::try_from(rows.len()).unwrap_or(u32::MAX),
-            points: row.points,
-            games: row.games,
-        });
-    }
-    Ok(out)
 }
 
 /// `GET /api/events`.

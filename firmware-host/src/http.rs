@@ -327,7 +327,7 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
             })
             .collect();
         let events =
-            crate::events_api::profile_events_blocking(&store, id, crate::clock::now_ms())?;
+            crate::event_runner::profile_events_blocking(&store, id, crate::clock::now_ms())?;
         Ok(Some((id, user, games, seasons, events)))
     })
     .await??;
