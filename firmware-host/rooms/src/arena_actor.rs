@@ -101,6 +101,38 @@ pub trait EventBook: Send + Sync + 'static {
 /// How often the task asks the host where its players are.
 pub const PRESENCE_EVERY: Duration = Duration::from_secs(1);
 
+/// Watchers get at most one update this often; changes in between are merged.
+pub const UPDATE_EVERY: Duration = Duration::from_millis(250);
+
+/// `later` folded into `update`: the latest phase, time, count, games and podium, and the two
+/// standings deltas as one (a row is as last sent; a removal stands unless the row came back).
+fn merge(update: &mut EventUpdate, later: EventUpdate) {
+    update.phase = later.phase;
+    update.ends_in_ms = later.ends_in_ms;
+    update.players = later.players;
+    if let Some(delta) = later.standings {
+        let merged = update.standings.get_or_insert_with(Default::default);
+        for user in delta.removed {
+            merged.rows.retain(|r| r.user != user);
+            if !merged.removed.contains(&user) {
+                merged.removed.push(user);
+            }
+        }
+        for row in delta.rows {
+            merged.removed.retain(|u| *u != row.user);
+            merged.rows.retain(|r| r.user != row.user);
+            merged.rows.push(row);
+        }
+        merged.rows.sort_by_key(|r| (r.rank, r.user));
+    }
+    if later.boards.is_some() {
+        update.boards = later.boards;
+    }
+    if later.podium.is_some() {
+        update.podium = later.podium;
+    }
+}
+
 /// What a watcher of the event is sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventOut {
@@ -259,6 +291,8 @@ pub fn spawn(
         host,
         clock,
         watchers: BTreeMap::new(),
+        pending: None,
+        last_flush: None,
     };
     let join = tokio::spawn(task.run(rx));
     (ArenaHandle { event, game, tx }, join)
@@ -277,6 +311,9 @@ struct ArenaTask {
     host: Arc<dyn EventHost>,
     clock: WallClock,
     watchers: BTreeMap<WatcherId, Watcher>,
+    /// The update not yet sent ([`UPDATE_EVERY`]).
+    pending: Option<EventUpdate>,
+    last_flush: Option<tokio::time::Instant>,
 }
 
 impl ArenaTask {
@@ -295,19 +332,25 @@ impl ArenaTask {
         loop {
             let polling = matches!(self.arena.phase(), Phase::Announced | Phase::Running)
                 && self.arena.entries().next().is_some();
-            let wake = match (self.arena.next_deadline(), polling) {
-                (Some(at), true) => {
-                    Some(Duration::from_millis(at.saturating_sub(self.now())).min(PRESENCE_EVERY))
-                }
-                (Some(at), false) => Some(Duration::from_millis(at.saturating_sub(self.now()))),
-                (None, true) => Some(PRESENCE_EVERY),
-                (None, false) => None,
-            };
+            let deadline = self
+                .arena
+                .next_deadline()
+                .map(|at| Duration::from_millis(at.saturating_sub(self.now())));
+            let poll = polling.then_some(PRESENCE_EVERY);
+            let flush = self.pending.as_ref().map(|_| {
+                self.last_flush.map_or(Duration::ZERO, |at| {
+                    (at + UPDATE_EVERY).saturating_duration_since(tokio::time::Instant::now())
+                })
+            });
+            let wake = [deadline, poll, flush].into_iter().flatten().min();
             let msg = match wake {
                 Some(wait) => {
                     tokio::select! {
                         msg = rx.recv() => msg,
                         () = tokio::time::sleep(wait) => {
+                            if flush.is_some_and(|f| f <= wait) {
+                                self.flush();
+                            }
                             // Where everyone is, then what is due: a wave pairs only players
                             // present now.
                             self.refresh_presence();
@@ -548,10 +591,38 @@ impl ArenaTask {
         }
     }
 
+    /// Queues `update` for every watcher: updates are sent at most every [`UPDATE_EVERY`],
+    /// those in between merged into one (a busy event changes many times a second, and each
+    /// change would go to every phone). With no update, a watcher whose own state changed is
+    /// told at once.
+    fn publish(&mut self, update: Option<EventUpdate>) {
+        if let Some(update) = update {
+            match &mut self.pending {
+                Some(pending) => merge(pending, update),
+                None => self.pending = Some(update),
+            }
+        }
+        let due = self
+            .last_flush
+            .is_none_or(|at| at.elapsed() >= UPDATE_EVERY);
+        if self.pending.is_some() && due {
+            self.flush();
+        } else if self.pending.is_none() {
+            self.send_out(None);
+        }
+    }
+
+    /// Sends what is queued now.
+    fn flush(&mut self) {
+        let pending = self.pending.take();
+        self.last_flush = Some(tokio::time::Instant::now());
+        self.send_out(pending);
+    }
+
     /// Sends `update` to every watcher, with `you` to a watcher whose own state changed since
     /// it was last told; with no update, only those. A watcher that cannot keep up is dropped
     /// (its session watches again to get a fresh snapshot).
-    fn publish(&mut self, update: Option<EventUpdate>) {
+    fn send_out(&mut self, update: Option<EventUpdate>) {
         let now = self.now();
         let arena = &self.arena;
         let event = &self.event;
