@@ -26,8 +26,9 @@ use rooms::event::{
 
 use crate::api_error::{ApiError, json};
 use crate::app::App;
+use crate::event_runner::arena_of;
 use crate::handler::{ApiResult, blocking, read_json};
-use crate::store::{CreateEventError, EventRecord};
+use crate::store::CreateEventError;
 
 /// How far ahead an event may be scheduled. The server keeps no time zone, so "later today"
 /// (EV1) is read as within the next 24 hours; the owner's page offers today's times only.
@@ -39,23 +40,6 @@ pub fn limits(app: &App) -> EventLimits {
         min_duration_min: app.config.event_min_minutes,
         ..EventLimits::default()
     }
-}
-
-/// The arena of a stored event, rebuilt from its saved state and its stored games, as of
-/// `now_ms` (a countdown over is a running event, time up an ending or finished one). A copy
-/// for reading: its effects are the event task's business.
-fn arena_of(record: &EventRecord, games: Vec<rooms::event::EventGame>, now_ms: u64) -> Arena {
-    let mut arena = Arena::restore(
-        record.saved.clone(),
-        games,
-        EventLimits::default(),
-        WaveTimes::default(),
-    );
-    if !matches!(arena.phase(), Phase::Cancelled | Phase::Finished) {
-        // Nobody is online in a restored copy, so this pairs nobody.
-        let _read_only = arena.tick(now_ms);
-    }
-    arena
 }
 
 fn summary(id: &str, arena: &Arena, now_ms: u64) -> EventSummary {
@@ -101,8 +85,14 @@ pub(crate) async fn create(
         now_ms: now,
         tomorrow_ms: now + SCHEDULE_AHEAD_MS,
     };
-    let settings =
+    let mut settings =
         EventSettings::from_setup(&setup, today, &limits(app)).map_err(ApiError::EventSetup)?;
+    if settings.game == engine::Game::Xo {
+        // XO's move limit is the operator's (`--xo-move-limit`, two minutes by default), as
+        // in every rated XO room.
+        settings.per_move_ms =
+            u32::try_from(app.config.xo_move_limit.as_millis()).unwrap_or(u32::MAX);
+    }
     let seed = rand::rng().random();
     let mut arena = Arena::new(settings, limits(app), WaveTimes::default(), seed);
     // An event starting now starts (nobody has joined: nothing else happens).
@@ -118,7 +108,7 @@ pub(crate) async fn create(
     let s = arena.settings();
     tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "created an event", event = id, name = s.name, game = ?s.game, starts_at_ms = s.starts_at_ms, duration_ms = s.duration_ms, rated = s.rated, "owner action");
     let created = summary(&id, &arena, now);
-    app.events.run(&app.store, id, arena);
+    app.events.run(id, arena);
     Ok(json(StatusCode::CREATED, &created))
 }
 

@@ -326,10 +326,12 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
                 },
             })
             .collect();
-        Ok(Some((id, user, games, seasons)))
+        let events =
+            crate::event_runner::profile_events_blocking(&store, id, crate::clock::now_ms())?;
+        Ok(Some((id, user, games, seasons, events)))
     })
     .await??;
-    let Some((id, user, games, seasons)) = found else {
+    let Some((id, user, games, seasons, events)) = found else {
         return Err(ApiError::UnknownUser(name.to_owned()));
     };
     Ok(json(
@@ -352,6 +354,7 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
                 .map(|g| GameView::new(g.game, &g.updates))
                 .collect(),
             seasons,
+            events,
         },
     ))
 }

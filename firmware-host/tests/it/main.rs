@@ -16,6 +16,8 @@ mod accounts_http;
 mod connection_limits;
 mod cross_site;
 mod events_http;
+mod events_process;
+mod events_ws;
 mod flags;
 mod http_basics;
 mod http_read_endpoints;

@@ -88,6 +88,17 @@ struct Cli {
     /// Print one JSON object instead of the human-readable line.
     #[arg(long)]
     json: bool,
+    /// Event mode: one arena event of --event-players players on a server xo-load starts
+    /// (--spawn-server), for --seconds; reports the pairing delay, games, CPU per game and
+    /// memory. --game picks the event's game (xo unless infinite).
+    #[arg(long, requires = "spawn_server")]
+    event: bool,
+    /// Event mode: players in the event.
+    #[arg(long, default_value_t = 200)]
+    event_players: usize,
+    /// Event mode: milliseconds each player waits before each of its moves.
+    #[arg(long, default_value_t = 500)]
+    think_ms: u64,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -105,6 +116,9 @@ enum GameArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.event {
+        return event_mode(&cli);
+    }
     let under = match (&cli.spawn_server, &cli.url) {
         (Some(bin), None) => Under::Spawn {
             bin: bin.clone(),
@@ -178,6 +192,61 @@ fn main() -> ExitCode {
             }
             if let Some(tail) = &report.log_tail {
                 eprintln!("xo-load: the last lines of the log of the process under load:\n{tail}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("xo-load: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--event`: one arena event under load.
+fn event_mode(cli: &Cli) -> ExitCode {
+    let (Some(bin), true) = (cli.spawn_server.clone(), cli.event_players >= 2) else {
+        eprintln!("xo-load: --event needs --spawn-server PATH and at least 2 --event-players");
+        return ExitCode::from(2);
+    };
+    let options = xo_load::event::EventOptions {
+        bin,
+        cpu: cli.server_cpu.clone(),
+        args: cli.server_arg.clone(),
+        accounts: cli.accounts.clone(),
+        players: cli.event_players,
+        seconds: cli.seconds,
+        game: match cli.game {
+            GameArg::Infinite => engine::Game::Infinite,
+            GameArg::Xo | GameArg::Both => engine::Game::Xo,
+        },
+        think_ms: cli.think_ms,
+        framing: if cli.binary {
+            Framing::Binary
+        } else {
+            Framing::Text
+        },
+        seed: cli.seed.unwrap_or(0),
+    };
+    let threads = cli.client_threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("xo-load: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(xo_load::event::run(options)) {
+        Ok(report) => {
+            if cli.json {
+                println!("{}", report.json());
+            } else {
+                println!("{}", report.human());
             }
             ExitCode::SUCCESS
         }

@@ -20,7 +20,7 @@ use crate::process::{self, Sample, Spawned};
 use crate::stats::{Percentiles, Stats};
 
 /// The password of every load account.
-const PASSWORD: &str = "xo-load-password";
+pub(crate) const PASSWORD: &str = "xo-load-password";
 /// Registrations in flight at once (the server hashes two passwords at a time).
 const REGISTER_AT_ONCE: usize = 4;
 /// Connections being opened at once.
@@ -586,7 +586,7 @@ async fn gated<F: std::future::Future>(mut go: watch::Receiver<bool>, task: F) -
 /// The flags of a server under load: its data, warnings only, and no cap on connections,
 /// WebSockets or registrations per address (every client comes from 127.0.0.1). Nothing else
 /// is relaxed.
-fn server_args(data: &Path) -> Vec<String> {
+pub(crate) fn server_args(data: &Path) -> Vec<String> {
     vec![
         "--data-dir".into(),
         data.display().to_string(),
@@ -607,7 +607,7 @@ fn server_args(data: &Path) -> Vec<String> {
 /// The session cookies of `n` load accounts (`load0`, `load1`, …) kept in `dir`: those not yet
 /// in `dir/xo-load-accounts.json` are registered on a server started on `dir/data` for the
 /// purpose and stopped afterwards. Sessions last 30 days.
-async fn prepare_accounts(
+pub(crate) async fn prepare_accounts(
     bin: &Path,
     dir: &Path,
     n: usize,
@@ -680,7 +680,7 @@ async fn register_all(url: &str, names: Vec<String>, stats: &Stats) -> Result<Ve
 
 /// Connects one client per entry (a cookie, or `None` for a guest), a few at a time; failures
 /// are set-up errors and leave `None` in their place.
-async fn connect_all(
+pub(crate) async fn connect_all(
     url: &str,
     who: Vec<Option<String>>,
     framing: Framing,
@@ -713,7 +713,7 @@ async fn connect_all(
 }
 
 /// Copies the files of `from` into `to` (created).
-fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
     let entries = std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
     for entry in entries {

@@ -610,6 +610,10 @@ impl Arena {
         if self.phase == Phase::Running && now_ms >= self.settings.ends_at_ms() {
             self.phase = Phase::Ending;
             fx.push(Effect::TimeUp);
+        }
+        // Also after a restore: an event saved while ending whose last games have since
+        // been stored (or were lost) is over.
+        if self.phase == Phase::Ending {
             fx.extend(self.finish_if_done());
         }
         if self.wave_due().is_some_and(|due| now_ms >= due) {
