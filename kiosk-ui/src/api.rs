@@ -322,6 +322,34 @@ pub async fn leaderboard(game: engine::Game, season: Option<u64>) -> Result<Lead
     }
 }
 
+/// Every arena event (scheduled, running, finished, cancelled) by start time.
+pub async fn events() -> Result<Vec<protocol::http::EventSummary>, ApiError> {
+    get::<protocol::http::EventList>("/api/events")
+        .await
+        .map(|l| l.events)
+}
+
+/// One event as a guest sees it, with every finished game.
+pub async fn event(id: &str) -> Result<protocol::http::EventPage, ApiError> {
+    get(&format!("/api/events/{}", js_sys::encode_uri_component(id))).await
+}
+
+/// Owner mode: announces an event (EV1).
+pub async fn create_event(
+    form: &protocol::http::NewEvent,
+) -> Result<protocol::http::EventSummary, ApiError> {
+    post("/api/owner/events", json(form)).await
+}
+
+/// Owner mode: cancels an announced event.
+pub async fn cancel_event(id: &str) -> Result<protocol::http::EventSummary, ApiError> {
+    delete(
+        &format!("/api/owner/events/{}", js_sys::encode_uri_component(id)),
+        empty(),
+    )
+    .await
+}
+
 pub async fn finished_game(id: &str) -> Result<GameView, ApiError> {
     get(&format!("/api/games/{}", js_sys::encode_uri_component(id))).await
 }

@@ -88,6 +88,8 @@ pub struct AppState {
     pub attract: bool,
     /// The puzzle attempt a puzzle screen shows (PZ2): the server's latest view of it.
     pub puzzle: Option<protocol::PuzzleView>,
+    /// The arena event an event screen shows (EV6), kept while its player is in its games.
+    pub event: Option<crate::event_model::LiveEvent>,
 }
 
 /// Applies a `lobby_update` to the page: rows replace the row with their id or join it, removed
@@ -136,6 +138,7 @@ impl Default for AppState {
             followed: None,
             attract: false,
             puzzle: None,
+            event: None,
         }
     }
 }
@@ -161,6 +164,11 @@ pub enum Action {
     Announce(String),
     /// The kiosk's home starts (`true`) or stops showing what is happening (U13).
     Attract(bool),
+    /// An event as a guest reads it over HTTP (`GET /api/events/ID`).
+    EventRead {
+        view: Box<protocol::event::EventView>,
+        now_ms: f64,
+    },
 }
 
 impl AppState {
@@ -249,6 +257,17 @@ impl AppState {
             Action::Announce(text) => self.announce(text),
             Action::Attract(on) => self.attract = on && self.route == Route::Kiosk,
             Action::Server { msg, now_ms } => self.server(msg, now_ms),
+            Action::EventRead { view, now_ms } => {
+                let mut view = *view;
+                // A guest's read says nothing of the reader: what the server said is kept.
+                if let Some(old) = self.event.as_ref().filter(|e| e.view.event == view.event) {
+                    view.you = view.you.or_else(|| old.view.you.clone());
+                }
+                self.event = Some(crate::event_model::LiveEvent {
+                    view,
+                    received_ms: now_ms,
+                });
+            }
         }
         self
     }
