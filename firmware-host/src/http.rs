@@ -352,6 +352,7 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
                 .map(|g| GameView::new(g.game, &g.updates))
                 .collect(),
             seasons,
+            events: Vec::new(),
         },
     ))
 }

@@ -285,6 +285,8 @@ impl AppState {
                 }
             }
             ServerMsg::Pong { .. } => {}
+            // Arena events have no screen yet.
+            ServerMsg::EventSnapshot { .. } | ServerMsg::EventUpdate(_) | ServerMsg::Paired(_) => {}
             ServerMsg::Puzzle { attempt, .. } => {
                 if matches!(self.route, Route::Puzzle { .. }) {
                     self.notice = None;
@@ -572,6 +574,12 @@ pub fn error_text(code: ErrorCode) -> Option<T> {
         ErrorCode::UnknownPuzzle => T::ErrUnknownPuzzle,
         ErrorCode::UnknownAttempt => T::ErrUnknownAttempt,
         ErrorCode::NoStreak => T::ErrNoStreak,
+        // Arena events have no screen yet: the server's English message is shown.
+        ErrorCode::UnknownEvent
+        | ErrorCode::NotInEvent
+        | ErrorCode::EventOver
+        | ErrorCode::EventFull
+        | ErrorCode::EventGame => return None,
     })
 }
 

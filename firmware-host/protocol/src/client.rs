@@ -7,6 +7,7 @@
 use engine::{Cell, Game, Mark};
 use serde::{Deserialize, Serialize};
 
+use crate::event::EventId;
 use crate::puzzle::{AttemptId, PuzzleSource};
 use crate::{RequestId, RoomId};
 
@@ -170,6 +171,44 @@ pub enum ClientMsg {
         id: Option<RequestId>,
         attempt: AttemptId,
     },
+    /// Receive arena event `event`'s snapshot now (answered by `event_snapshot`) and its
+    /// changes from then on (`event_update`); anyone, guests too (EV2, EV6). A connection
+    /// watches one event: watching another stops the first.
+    WatchEvent {
+        #[serde(default)]
+        id: Option<RequestId>,
+        event: EventId,
+    },
+    /// Stop receiving the watched event's changes; answered by `pong`.
+    UnwatchEvent {
+        #[serde(default)]
+        id: Option<RequestId>,
+    },
+    /// Signed-in players: join the event, or come back after leaving or pausing (EV2). The
+    /// connection watches it from then on; `paired` follows whenever the player is paired.
+    JoinEvent {
+        #[serde(default)]
+        id: Option<RequestId>,
+        event: EventId,
+    },
+    /// Not paired until `resume_event`; a game in progress goes on (EV2).
+    PauseEvent {
+        #[serde(default)]
+        id: Option<RequestId>,
+        event: EventId,
+    },
+    /// Paired again after `pause_event`.
+    ResumeEvent {
+        #[serde(default)]
+        id: Option<RequestId>,
+        event: EventId,
+    },
+    /// Withdraw from the event: games played still count; a game in progress goes on.
+    LeaveEvent {
+        #[serde(default)]
+        id: Option<RequestId>,
+        event: EventId,
+    },
 }
 
 /// Matches `$msg` binding `$id` to the id field of every message that has one; the hello has
@@ -203,7 +242,13 @@ macro_rules! match_id {
             | ClientMsg::AnswerRematch { $id, .. }
             | ClientMsg::PuzzleStart { $id, .. }
             | ClientMsg::PuzzleMove { $id, .. }
-            | ClientMsg::PuzzleRetry { $id, .. } => $some,
+            | ClientMsg::PuzzleRetry { $id, .. }
+            | ClientMsg::WatchEvent { $id, .. }
+            | ClientMsg::UnwatchEvent { $id }
+            | ClientMsg::JoinEvent { $id, .. }
+            | ClientMsg::PauseEvent { $id, .. }
+            | ClientMsg::ResumeEvent { $id, .. }
+            | ClientMsg::LeaveEvent { $id, .. } => $some,
         }
     };
 }

@@ -115,6 +115,19 @@ pub enum ErrorCode {
     UnknownAttempt,
     /// `puzzle_start` of a streak step that does not follow this connection's streak.
     NoStreak,
+    // Arena events.
+    /// No event has that id.
+    UnknownEvent,
+    /// `pause_event`, `resume_event` or `leave_event` by a player not in the event (never
+    /// joined, or left).
+    NotInEvent,
+    /// Joining, pausing or resuming once the event's time is up, or in a cancelled event.
+    EventOver,
+    /// The event has as many players as it takes.
+    EventFull,
+    /// Rematches and play again do not exist in an event's games: the event pairs each
+    /// player's next game (EV3).
+    EventGame,
 }
 
 impl ErrorCode {
@@ -167,6 +180,11 @@ impl ErrorCode {
             ErrorCode::UnknownPuzzle => "unknown_puzzle",
             ErrorCode::UnknownAttempt => "unknown_attempt",
             ErrorCode::NoStreak => "no_streak",
+            ErrorCode::UnknownEvent => "unknown_event",
+            ErrorCode::NotInEvent => "not_in_event",
+            ErrorCode::EventOver => "event_over",
+            ErrorCode::EventFull => "event_full",
+            ErrorCode::EventGame => "event_game",
         }
     }
 }

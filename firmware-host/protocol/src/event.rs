@@ -1,10 +1,9 @@
-//! Arena events on the wire (EV1–EV7): what a client may ask of an event, the event as one
-//! reader sees it, standings changes as deltas, and "you are paired".
-//!
-//! These types are not yet variants of [`crate::ClientMsg`] / [`crate::ServerMsg`]: they
-//! become `ClientMsg::Event(EventIntent)` and `ServerMsg::{EventView, EventUpdate, Paired}`
-//! with the next protocol version. Like every message they are externally tagged,
-//! so one shape serves JSON text frames and postcard binary frames.
+//! Arena events on the wire (EV1–EV7): the event as one reader sees it ([`EventView`], in
+//! `ServerMsg::EventSnapshot`), what changed since ([`EventUpdate`], standings as a delta), and
+//! "you are paired" ([`Paired`]). The intents are `ClientMsg::{WatchEvent, UnwatchEvent,
+//! JoinEvent, PauseEvent, ResumeEvent, LeaveEvent}`, and their refusals
+//! `ErrorCode::{UnknownEvent, NotInEvent, EventOver, EventFull}` (and `SignInRequired` for a
+//! guest who joins).
 //!
 //! Time travels as durations from the server's now (`starts_in_ms`, `ends_in_ms`), never as
 //! the client's clock.
@@ -12,49 +11,11 @@
 use engine::{Game, Mark};
 use serde::{Deserialize, Serialize};
 
+use crate::RoomId;
 use crate::records::UserId;
-use crate::{RequestId, RoomId};
 
 /// An event's id: short, URL-safe, chosen by the server (`/events/ID`).
 pub type EventId = String;
-
-/// What a client asks of an event (EV2). Each may carry a client-chosen `id`, echoed by the
-/// reply (an [`EventView`]) or error that answers it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EventIntent {
-    /// Receive the event's snapshot now and its changes from then on (anyone, guests too).
-    Watch {
-        #[serde(default)]
-        id: Option<RequestId>,
-        event: EventId,
-    },
-    /// Stop receiving the event's changes.
-    Unwatch {
-        #[serde(default)]
-        id: Option<RequestId>,
-    },
-    /// Join the event (signed-in players), or come back after leaving.
-    Join {
-        #[serde(default)]
-        id: Option<RequestId>,
-        event: EventId,
-    },
-    /// Not paired until `resume`; a game in progress goes on.
-    Pause {
-        #[serde(default)]
-        id: Option<RequestId>,
-    },
-    Resume {
-        #[serde(default)]
-        id: Option<RequestId>,
-    },
-    /// Withdraw: games played still count.
-    Leave {
-        #[serde(default)]
-        id: Option<RequestId>,
-    },
-}
 
 /// Where an event is in its life (EV1, EV5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,8 +80,8 @@ pub struct EventYou {
     pub room: Option<RoomId>,
 }
 
-/// The event as one reader may see it: sent after `watch` and after each of the reader's own
-/// intents. Changes in between come as [`EventUpdate`].
+/// The event as one reader may see it: sent after `watch_event` and after each of the reader's
+/// own intents. Changes in between come as [`EventUpdate`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventView {
     pub event: EventId,
@@ -173,31 +134,22 @@ pub struct EventUpdate {
     /// The podium, once the event has finished.
     #[serde(default)]
     pub podium: Option<Vec<EventRow>>,
+    /// The reader's own state, in the update sent to a player whose state changed (a game
+    /// ended, they went away or came back); `null` otherwise.
+    #[serde(default)]
+    pub you: Option<EventYou>,
 }
 
-/// You are paired (EV3): your phone moves into `room` at once, where the game starts without
-/// ready/start; its snapshot follows.
+/// You are paired (EV3): every connection of yours moves into `room` at once, where the game
+/// has started without ready/start; its snapshot follows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Paired {
     pub event: EventId,
     pub room: RoomId,
+    /// Your mark in the game.
     pub mark: Mark,
     pub opponent: UserId,
-}
-
-/// Why an event intent was refused; joins [`crate::ErrorCode`] when these messages join the
-/// protocol (codes are never renamed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EventErrorCode {
-    /// No event has that id.
-    UnknownEvent,
-    /// Pause, resume or leave by someone not in the event.
-    NotInEvent,
-    /// Joining or pausing once time is up, or in a cancelled event.
-    EventOver,
-    /// The event has as many players as it takes.
-    EventFull,
+    pub opponent_name: String,
 }
 
 #[cfg(test)]
@@ -231,34 +183,6 @@ mod tests {
             draws: 0,
             losses: 1,
             streak: 2,
-        }
-    }
-
-    #[test]
-    fn intents_round_trip_and_read_as_documented() {
-        let join: EventIntent =
-            serde_json::from_str(r#"{"join":{"id":3,"event":"ev1"}}"#).expect("join");
-        assert_eq!(
-            join,
-            EventIntent::Join {
-                id: Some(3),
-                event: "ev1".into()
-            }
-        );
-        let pause: EventIntent = serde_json::from_str(r#"{"pause":{}}"#).expect("no id");
-        assert_eq!(pause, EventIntent::Pause { id: None });
-        for intent in [
-            join,
-            pause,
-            EventIntent::Watch {
-                id: None,
-                event: "ev1".into(),
-            },
-            EventIntent::Unwatch { id: Some(1) },
-            EventIntent::Resume { id: Some(2) },
-            EventIntent::Leave { id: None },
-        ] {
-            round_trip(&intent);
         }
     }
 
@@ -305,6 +229,10 @@ mod tests {
             }),
             boards: Some(vec![]),
             podium: None,
+            you: Some(EventYou {
+                state: EntrantState::Waiting,
+                room: None,
+            }),
         };
         round_trip(&update);
         let sparse: EventUpdate = serde_json::from_str(
@@ -317,19 +245,7 @@ mod tests {
             room: "r9".into(),
             mark: Mark::O,
             opponent: 4,
+            opponent_name: "omar".into(),
         });
-    }
-
-    #[test]
-    fn error_codes_are_snake_case() {
-        for (code, text) in [
-            (EventErrorCode::UnknownEvent, "\"unknown_event\""),
-            (EventErrorCode::NotInEvent, "\"not_in_event\""),
-            (EventErrorCode::EventOver, "\"event_over\""),
-            (EventErrorCode::EventFull, "\"event_full\""),
-        ] {
-            assert_eq!(serde_json::to_string(&code).expect("JSON"), text);
-            round_trip(&code);
-        }
     }
 }

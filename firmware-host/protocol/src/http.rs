@@ -730,6 +730,28 @@ pub struct Profile {
     /// The player's ladders in each archived season they played, oldest first.
     #[serde(default)]
     pub seasons: Vec<ProfileSeason>,
+    /// The arena events the player played a game in (EV5), newest first, with their place.
+    #[serde(default)]
+    pub events: Vec<ProfileEvent>,
+}
+
+/// One arena event on a player's profile (EV5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileEvent {
+    pub event: crate::event::EventId,
+    pub name: String,
+    pub game: Game,
+    pub rated: bool,
+    /// `finished`, or `running` / `ending` while it is still on (the rank may change).
+    pub phase: crate::event::EventPhase,
+    /// Milliseconds since the Unix epoch on the server's clock.
+    pub starts_at_ms: u64,
+    /// The player's place, from 1 (shared by equal rows), in the event's standings.
+    pub rank: u32,
+    /// Rows in the standings.
+    pub of: u32,
+    pub points: u32,
+    pub games: u32,
 }
 
 /// A player's ladders as an archived season ended.

@@ -12,8 +12,8 @@
 //! - [`server`]: [`ServerMsg`], what the server sends: hello, snapshots, lobby, events, errors.
 //! - [`view`]: [`RoomView`] (a room as one reader may see it) and [`RoomSummary`] (a lobby row).
 //! - [`error`]: [`ErrorCode`], the stable machine-readable error codes.
-//! - [`event`]: arena events (EV1–EV7): intents, the event snapshot, standings deltas,
-//!   `paired`, and their error codes (not yet in `ClientMsg`/`ServerMsg`).
+//! - [`event`]: arena events (EV1–EV7): the event snapshot, standings deltas and `paired`
+//!   (the intents are `ClientMsg::*Event`).
 //! - [`frame`]: [`Frame`], decoding and encoding of both framings in one place.
 //! - [`records`]: finished games and rating updates, as stored and as served over HTTP.
 //! - [`puzzle`]: puzzle attempts: [`PuzzleSource`] (what `puzzle_start` asks for) and

@@ -4,6 +4,7 @@ use engine::{Cell, Mark};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorCode;
+use crate::event::{EventUpdate, EventView, Paired};
 use crate::puzzle::PuzzleView;
 use crate::records::{GameEnd, RatingUpdate, UserId};
 use crate::view::{Name, RoomSummary, RoomView};
@@ -72,6 +73,20 @@ pub enum ServerMsg {
         id: Option<RequestId>,
         attempt: Box<PuzzleView>,
     },
+    /// An arena event as this reader may see it, whole: answers `watch_event`, `join_event`,
+    /// `pause_event`, `resume_event` and `leave_event`, and is sent again (without an id)
+    /// when the server could not send a watcher every change.
+    EventSnapshot {
+        id: Option<RequestId>,
+        event: Box<EventView>,
+    },
+    /// What changed in the watched event since its last snapshot or update (standings as a
+    /// delta), to every watcher.
+    EventUpdate(Box<EventUpdate>),
+    /// To every connection of a player of the event: they are paired (EV3). The server makes
+    /// `room` those connections' current room and sends its snapshot next; the game has
+    /// started.
+    Paired(Paired),
 }
 
 /// Something that happened in a room.

@@ -712,6 +712,8 @@ fn registry() -> Registry {
         protocol::puzzle::AttemptStatus,
         protocol::puzzle::MoveVerdict,
         protocol::puzzle::PuzzleStep,
+        protocol::event::EventPhase,
+        protocol::event::EntrantState,
     );
     tracer
         .registry()

@@ -104,7 +104,67 @@ fn every_client_msg() -> Vec<ClientMsg> {
             cell: 8,
         },
         ClientMsg::PuzzleRetry { id, attempt: 17 },
+        ClientMsg::WatchEvent {
+            id,
+            event: "e2".into(),
+        },
+        ClientMsg::UnwatchEvent { id: None },
+        ClientMsg::JoinEvent {
+            id,
+            event: "e2".into(),
+        },
+        ClientMsg::PauseEvent {
+            id,
+            event: "e2".into(),
+        },
+        ClientMsg::ResumeEvent {
+            id: None,
+            event: "e2".into(),
+        },
+        ClientMsg::LeaveEvent {
+            id,
+            event: "e2".into(),
+        },
     ]
+}
+
+fn sample_event() -> protocol::event::EventView {
+    use protocol::event::*;
+    let row = |user: u64, rank: u32, points: u32, streak: u32| EventRow {
+        user,
+        name: format!("p{user}"),
+        rank,
+        points,
+        performance: (points > 0).then_some(1500 + i32::try_from(points).unwrap_or(0)),
+        games: 2,
+        wins: points / 2,
+        draws: points % 2,
+        losses: 2 - points / 2 - points % 2,
+        streak,
+    };
+    EventView {
+        event: "e2".into(),
+        name: "XO night".into(),
+        game: Game::Infinite,
+        rated: false,
+        per_move_ms: 5_000,
+        phase: EventPhase::Running,
+        starts_in_ms: 0,
+        ends_in_ms: 600_000,
+        duration_ms: 1_800_000,
+        players: 3,
+        standings: vec![row(4, 1, 4, 2), row(1, 2, 1, 0), row(7, 2, 1, 0)],
+        boards: vec![EventBoard {
+            room: "k3mpq2".into(),
+            x: 4,
+            o: 7,
+        }],
+        podium: vec![],
+        you: Some(EventYou {
+            state: EntrantState::Playing,
+            room: Some("k3mpq2".into()),
+        }),
+    }
 }
 
 /// An attempt after each kind of step, and the attempt's other optional parts.
@@ -407,7 +467,64 @@ fn every_server_msg() -> Vec<ServerMsg> {
         id: Some(6),
         attempt: Box::new(view),
     }));
+    {
+        use protocol::event::*;
+        let view = sample_event();
+        msgs.push(ServerMsg::EventSnapshot {
+            id: Some(7),
+            event: Box::new(view.clone()),
+        });
+        msgs.push(ServerMsg::EventSnapshot {
+            id: None,
+            event: Box::new(EventView {
+                phase: EventPhase::Finished,
+                ends_in_ms: 0,
+                boards: vec![],
+                podium: view.standings.clone(),
+                you: None,
+                ..view.clone()
+            }),
+        });
+        msgs.push(ServerMsg::EventUpdate(Box::new(EventUpdate {
+            event: "e2".into(),
+            phase: EventPhase::Ending,
+            ends_in_ms: 0,
+            players: 3,
+            standings: Some(StandingsDelta {
+                removed: vec![9],
+                rows: view.standings[..2].to_vec(),
+            }),
+            boards: Some(vec![]),
+            podium: None,
+            you: Some(EventYou {
+                state: EntrantState::Paused,
+                room: None,
+            }),
+        })));
+        msgs.push(ServerMsg::EventUpdate(Box::new(EventUpdate {
+            event: "e2".into(),
+            phase: EventPhase::Finished,
+            ends_in_ms: 0,
+            players: 3,
+            standings: None,
+            boards: None,
+            podium: Some(view.standings.clone()),
+            you: None,
+        })));
+        msgs.push(ServerMsg::Paired(Paired {
+            event: "e2".into(),
+            room: "k3mpq2".into(),
+            mark: Mark::X,
+            opponent: 7,
+            opponent_name: "lina".into(),
+        }));
+    }
     for code in [
+        ErrorCode::UnknownEvent,
+        ErrorCode::NotInEvent,
+        ErrorCode::EventOver,
+        ErrorCode::EventFull,
+        ErrorCode::EventGame,
         ErrorCode::NotYourTurn,
         ErrorCode::CellOccupied,
         ErrorCode::WrongPasscode,

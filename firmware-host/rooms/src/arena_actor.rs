@@ -412,6 +412,7 @@ impl ArenaTask {
                 let (Some(xp), Some(op)) = (self.player(x), self.player(o)) else {
                     continue;
                 };
+                let names = (xp.name.clone(), op.name.clone());
                 let pairing = Pairing {
                     no,
                     x: xp,
@@ -422,7 +423,9 @@ impl ArenaTask {
                     Ok(room) => {
                         if self.arena.seated(no, room.clone()).is_ok() {
                             seated = true;
-                            for (user, mark, opponent) in [(x, Mark::X, o), (o, Mark::O, x)] {
+                            for (user, mark, opponent, opponent_name) in
+                                [(x, Mark::X, o, &names.1), (o, Mark::O, x, &names.0)]
+                            {
                                 self.tell(
                                     user,
                                     &EventOut::Paired(Paired {
@@ -430,6 +433,7 @@ impl ArenaTask {
                                         room: room.clone(),
                                         mark,
                                         opponent,
+                                        opponent_name: opponent_name.clone(),
                                     }),
                                 );
                             }
@@ -454,6 +458,7 @@ impl ArenaTask {
                     standings: None,
                     boards: Some(view.boards),
                     podium: None,
+                    you: None,
                 }));
             }
         }

@@ -549,6 +549,16 @@ where
                 self.puzzle(id, |book, ctx| book.retry(attempt, ctx)).await;
                 return;
             }
+            ClientMsg::WatchEvent { id, .. }
+            | ClientMsg::UnwatchEvent { id }
+            | ClientMsg::JoinEvent { id, .. }
+            | ClientMsg::PauseEvent { id, .. }
+            | ClientMsg::ResumeEvent { id, .. }
+            | ClientMsg::LeaveEvent { id, .. } => {
+                self.error(id, ErrorCode::Unavailable, "events are not served yet")
+                    .await;
+                return;
+            }
             ClientMsg::Close { .. } => Intent::Close,
             ClientMsg::CancelRequest { .. } => Intent::CancelRequest,
             ClientMsg::Accept { user, .. } => Intent::Accept { user },

@@ -162,6 +162,7 @@ impl Arena {
             standings,
             boards: Some(self.boards()),
             podium: ended.then(|| self.final_podium()),
+            you: None,
         })
     }
 }
