@@ -329,9 +329,16 @@ pub async fn events() -> Result<Vec<protocol::http::EventSummary>, ApiError> {
         .map(|l| l.events)
 }
 
-/// One event as a guest sees it, with every finished game.
-pub async fn event(id: &str) -> Result<protocol::http::EventPage, ApiError> {
-    get(&format!("/api/events/{}", js_sys::encode_uri_component(id))).await
+/// Every finished game of an event. Only the games of `GET /api/events/ID` are read: the
+/// event itself comes over the WebSocket (its decoder is there already, the UI's size).
+pub async fn event_games(id: &str) -> Result<Vec<protocol::http::EventGameRow>, ApiError> {
+    #[derive(serde::Deserialize)]
+    struct Games {
+        games: Vec<protocol::http::EventGameRow>,
+    }
+    get::<Games>(&format!("/api/events/{}", js_sys::encode_uri_component(id)))
+        .await
+        .map(|g| g.games)
 }
 
 /// Owner mode: announces an event (EV1).

@@ -34,6 +34,16 @@ impl LiveEvent {
         left(self.view.ends_in_ms, self.received_ms, now_ms)
     }
 
+    /// Applies an update that arrived at `now_ms`: the times are read again from then.
+    pub fn apply(&mut self, update: EventUpdate, now_ms: f64) {
+        if update.event != self.view.event {
+            return;
+        }
+        self.view.starts_in_ms = self.starts_in(now_ms);
+        self.received_ms = now_ms;
+        apply_update(&mut self.view, update);
+    }
+
     /// The row of player `user`.
     pub fn row(&self, user: UserId) -> Option<&EventRow> {
         self.view.standings.iter().find(|r| r.user == user)
@@ -82,6 +92,9 @@ pub fn apply_update(view: &mut EventView, update: EventUpdate) {
     }
     if let Some(podium) = update.podium {
         view.podium = podium;
+    }
+    if update.you.is_some() {
+        view.you = update.you;
     }
 }
 
@@ -257,6 +270,7 @@ mod tests {
                     o: 1,
                 }]),
                 podium: None,
+                you: None,
             },
         );
         let order: Vec<(UserId, u32)> = v.standings.iter().map(|r| (r.user, r.rank)).collect();
@@ -275,9 +289,42 @@ mod tests {
                 standings: None,
                 boards: None,
                 podium: None,
+                you: None,
             },
         );
         assert_eq!(v, before);
+    }
+
+    #[test]
+    fn an_update_restarts_the_clocks_from_its_arrival_and_keeps_the_countdown() {
+        let mut live = LiveEvent {
+            view: EventView {
+                phase: EventPhase::Announced,
+                starts_in_ms: 60_000,
+                ..view()
+            },
+            received_ms: 0.0,
+        };
+        live.apply(
+            EventUpdate {
+                event: "e1".into(),
+                phase: EventPhase::Announced,
+                ends_in_ms: 660_000,
+                players: 4,
+                standings: None,
+                boards: None,
+                podium: None,
+                you: Some(protocol::event::EventYou {
+                    state: protocol::event::EntrantState::Waiting,
+                    room: None,
+                }),
+            },
+            10_000.0,
+        );
+        assert_eq!(live.starts_in(10_000.0), 50_000);
+        assert_eq!(live.ends_in(20_000.0), 650_000);
+        assert_eq!(live.view.players, 4);
+        assert!(live.view.you.is_some(), "the reader's state");
     }
 
     #[test]

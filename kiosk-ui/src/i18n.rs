@@ -754,7 +754,7 @@ T {
     EventYouLeft => "You left the event; your games still count.", "غادرت الفعالية؛ ما زالت مبارياتك تُحتسب.";
     EventToGame => "Back to your game", "عُد إلى مباراتك";
     EventPlayHere => "Play on the kiosk", "العب على الكشك";
-    EventBoardBack => "Event board", "لوحة الفعالية";
+    EventBoardBack => "Back to the event", "عُد إلى الفعالية";
     EventScoring => "Win 2, draw 1, from the third win in a row 4.", "الفوز 2، التعادل 1، ومن الفوز الثالث المتتالي 4.";
     EventRank => "#", "#";
     AnnPaired => "Paired with {0}: you are {1}", "قُرنت مع {0}: أنت {1}";

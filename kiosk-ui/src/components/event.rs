@@ -5,7 +5,8 @@
 //! with its replay), and the lobby's line for the event on now.
 
 use gloo::timers::callback::Interval;
-use protocol::event::{EventPhase, EventRow, EventView};
+use protocol::ClientMsg;
+use protocol::event::{EntrantState, EventPhase, EventRow, EventView};
 use protocol::http::{EventGameRow, EventSummary};
 use yew::prelude::*;
 
@@ -17,7 +18,7 @@ use crate::event_model::{
 };
 use crate::i18n::{Lang, T};
 use crate::route::Route;
-use crate::state::Action;
+use crate::state::Conn;
 
 use super::context::{Ctx, use_ctx};
 use super::icon::{Icon, icon};
@@ -25,8 +26,6 @@ use super::link::Link;
 use super::navbar::Navbar;
 use super::qr::Qr;
 
-/// How often an event screen reads the event again.
-const POLL_MS: u32 = 3_000;
 /// How often the kiosk's home and the lobby look for the event on now.
 const LIST_POLL_MS: u32 = 10_000;
 
@@ -40,33 +39,40 @@ fn use_tick() {
     });
 }
 
-/// Keeps event `id` in the app's state, read again every few seconds; returns its finished
-/// games once read (for the page after the end).
+/// Keeps event `id` in the app's state, watched over the WebSocket (its snapshot and every
+/// change, again after a reconnection); its finished games are read over HTTP at once and
+/// again when its phase changes (after the end: every game).
 #[hook]
 fn use_event(id: String) -> Option<Vec<EventGameRow>> {
     let ctx = use_ctx();
     let games = use_state_eq(|| None::<Vec<EventGameRow>>);
+    let phase = live(&ctx, &id).map(|e| e.view.phase);
     {
-        let (games, state) = (games.clone(), ctx.state.clone());
-        use_effect_with(id, move |id| {
-            let read = {
-                let id = id.clone();
-                move || {
-                    let (id, games, state) = (id.clone(), games.clone(), state.clone());
-                    wasm_bindgen_futures::spawn_local(async move {
-                        if let Ok(page) = api::event(&id).await {
-                            games.set(Some(page.games));
-                            state.dispatch(Action::EventRead {
-                                view: Box::new(page.event),
-                                now_ms: dom::now_ms(),
-                            });
-                        }
-                    });
+        let games = games.clone();
+        use_effect_with((id.clone(), phase), move |(id, _)| {
+            let id = id.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(list) = api::event_games(&id).await {
+                    games.set(Some(list));
                 }
-            };
-            read();
-            let interval = Interval::new(POLL_MS, read);
-            move || drop(interval)
+            });
+        });
+    }
+    {
+        let send = ctx.send.clone();
+        use_effect_with((id, ctx.state.conn), move |(id, conn)| {
+            let open = *conn == Conn::Open;
+            if open {
+                send.emit(ClientMsg::WatchEvent {
+                    id: None,
+                    event: id.clone(),
+                });
+            }
+            move || {
+                if open {
+                    send.emit(ClientMsg::UnwatchEvent { id: None });
+                }
+            }
         });
     }
     (*games).clone()
@@ -237,13 +243,13 @@ pub fn use_board_event() -> Option<String> {
                     let now = dom::now_ms() as u64;
                     let pick = match pick_board(&events, now) {
                         BoardPick::Live(id) => Some(id),
-                        BoardPick::Recent(id) => match api::event(&id).await {
-                            Ok(page) => {
+                        BoardPick::Recent(id) => match api::event_games(&id).await {
+                            Ok(games) => {
                                 let time_up = events
                                     .iter()
                                     .find(|e| e.id == id)
                                     .map_or(0, |e| e.starts_at_ms + e.duration_ms);
-                                let last = page.games.iter().map(|g| g.ended_at_ms).max();
+                                let last = games.iter().map(|g| g.ended_at_ms).max();
                                 podium_due(time_up, last, now).then_some(id)
                             }
                             Err(_) => None,
@@ -303,9 +309,13 @@ pub fn EventBoard(props: &BoardProps) -> Html {
             </div>
         }
     });
+    // The kiosk's own games stay a touch away, in the navbar.
+    let actions = html! {
+        <button type="button" class="play-here" id="event-play-here" onclick={props.on_play.clone()}>{ ctx.t(T::EventPlayHere) }</button>
+    };
     html! {
         <>
-            <Navbar />
+            <Navbar {actions} />
             <main id="main" class={classes!("event-board", over.then_some("over"))}>
                 <header class="event-head">
                     <h1 id="event-name"><bdi>{ e.view.name.clone() }</bdi></h1>
@@ -328,7 +338,6 @@ pub fn EventBoard(props: &BoardProps) -> Html {
                         <h2>{ ctx.t(T::EventPlayingNow) }</h2>
                         { boards(&ctx, e, true) }
                     }
-                    <button type="button" class="play-here" id="event-play-here" onclick={props.on_play.clone()}>{ ctx.t(T::EventPlayHere) }</button>
                 </section>
             </main>
         </>
@@ -508,7 +517,7 @@ pub fn EventPage(props: &EventPageProps) -> Html {
     }
 }
 
-/// The reader's place in the event and what they may do.
+/// The reader's place in the event and what they may do (EV2).
 fn you_box(ctx: &Ctx, e: &LiveEvent, signed_in: bool) -> Html {
     if !signed_in {
         return html! {
@@ -517,15 +526,65 @@ fn you_box(ctx: &Ctx, e: &LiveEvent, signed_in: bool) -> Html {
             </div>
         };
     }
-    let join = html! {
-        <button type="button" class="primary big" id="event-join">{ ctx.t(T::EventJoin) }</button>
+    let event = e.view.event.clone();
+    let button = |id: &'static str, label: T, primary: bool, make: fn(String) -> ClientMsg| {
+        let (send, event) = (ctx.send.clone(), event.clone());
+        let onclick = Callback::from(move |_| send.emit(make(event.clone())));
+        html! {
+            <button type="button" class={classes!(primary.then_some("primary"))} {id} {onclick}>{ ctx.t(label) }</button>
+        }
     };
-    html! {
-        <div class="event-you" id="event-you">
-            { match &e.view.you {
-                None => join,
-                Some(_) => join,
-            } }
-        </div>
-    }
+    let join = || {
+        button("event-join", T::EventJoin, true, |event| {
+            ClientMsg::JoinEvent { id: None, event }
+        })
+    };
+    let pause = || {
+        button("event-pause", T::EventPause, false, |event| {
+            ClientMsg::PauseEvent { id: None, event }
+        })
+    };
+    let leave = || {
+        button("event-leave", T::EventLeave, false, |event| {
+            ClientMsg::LeaveEvent { id: None, event }
+        })
+    };
+    let resume = || {
+        button("event-resume", T::EventResume, true, |event| {
+            ClientMsg::ResumeEvent { id: None, event }
+        })
+    };
+    let joinable = e.view.phase != EventPhase::Ending;
+    let body = match e.view.you.as_ref().map(|y| (y.state, y.room.clone())) {
+        None => html! { if joinable { { join() } } },
+        Some((EntrantState::Left, _)) => html! {
+            <>
+                <p id="event-you-state">{ ctx.t(T::EventYouLeft) }</p>
+                if joinable { { join() } }
+            </>
+        },
+        Some((EntrantState::Paused, _)) => html! {
+            <>
+                <p id="event-you-state">{ ctx.t(T::EventYouPaused) }</p>
+                { resume() }{ leave() }
+            </>
+        },
+        Some((state, room)) => {
+            let said = match state {
+                EntrantState::Playing => T::EventYouPlaying,
+                EntrantState::Away => T::EventYouAway,
+                _ => T::EventYouWaiting,
+            };
+            html! {
+                <>
+                    <p id="event-you-state">{ ctx.t(said) }</p>
+                    if let Some(room) = room {
+                        <Link to={Route::Room { id: room, kiosk: false }} class="button-link primary">{ ctx.t(T::EventToGame) }</Link>
+                    }
+                    { pause() }{ leave() }
+                </>
+            }
+        }
+    };
+    html! { <div class="event-you" id="event-you">{ body }</div> }
 }
