@@ -26,8 +26,10 @@ use super::link::Link;
 use super::navbar::Navbar;
 use super::qr::Qr;
 
-/// How often the kiosk's home and the lobby look for the event on now.
+/// How often the kiosk's home looks for the event on now.
 const LIST_POLL_MS: u32 = 10_000;
+/// How often a phone's lobby and event list are read again (many phones: less often).
+const PHONE_LIST_POLL_MS: u32 = 30_000;
 
 /// Re-renders the component every second (the clocks).
 #[hook]
@@ -379,7 +381,7 @@ fn use_events() -> Option<Vec<EventSummary>> {
                 });
             };
             read();
-            let interval = Interval::new(LIST_POLL_MS, read);
+            let interval = Interval::new(PHONE_LIST_POLL_MS, read);
             move || drop(interval)
         });
     }
