@@ -51,7 +51,7 @@ pub struct App {
     /// Notified when an owner asks for a restart (`POST /api/owner/restart`).
     pub restart: tokio::sync::Notify,
     /// The live arena events' tasks.
-    pub events: crate::event_runner::Events,
+    pub events: Arc<crate::event_runner::Events>,
 }
 
 /// Counts of refused connections, logged sparingly: the first, then at every power of two, so

@@ -118,7 +118,7 @@ pub(crate) async fn create(
     let s = arena.settings();
     tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "created an event", event = id, name = s.name, game = ?s.game, starts_at_ms = s.starts_at_ms, duration_ms = s.duration_ms, rated = s.rated, "owner action");
     let created = summary(&id, &arena, now);
-    app.events.run(&app.store, id, arena);
+    app.events.run(id, arena);
     Ok(json(StatusCode::CREATED, &created))
 }
 
@@ -189,6 +189,24 @@ async fn read_event(app: &Arc<App>, id: String) -> Result<(EventSummary, EventPa
             games: rows,
         },
     ))
+}
+
+/// Event `id` as a guest sees it, as stored (an event with no task: over before the server
+/// started). Blocks on reads.
+pub fn stored_view_blocking(
+    store: &crate::store::Store,
+    id: &str,
+    now_ms: u64,
+) -> Result<Option<protocol::event::EventView>, rooms::StoreError> {
+    let Some(record) = store.event_blocking(id)? else {
+        return Ok(None);
+    };
+    let games = store.event_games_blocking(id)?;
+    Ok(Some(arena_of(&record, games, now_ms).view(
+        &id.to_owned(),
+        None,
+        now_ms,
+    )))
 }
 
 /// `GET /api/events`.

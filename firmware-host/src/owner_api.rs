@@ -260,7 +260,7 @@ async fn restore(
     {
         let app = Arc::clone(app);
         let limits = crate::events_api::limits(&app);
-        blocking(move || app.events.replace_all_blocking(&app.store, limits)).await?;
+        blocking(move || app.events.replace_all_blocking(limits)).await?;
     }
     // Sessions are gone from the store; their WebSockets follow.
     for user in app.hub.users_online().into_keys() {

@@ -127,6 +127,7 @@ impl Server {
             limit.saturating_sub(baseline + FD_RESERVE)
         });
         tracing::info!(?shed_at, "connections shed near the open-files limit");
+        let events = Arc::new(crate::event_runner::Events::new(store.clone(), hub.clone()));
         let app = Arc::new(App {
             store,
             config,
@@ -144,13 +145,17 @@ impl Server {
             owner_codes,
             settings,
             restart: tokio::sync::Notify::new(),
-            events: crate::event_runner::Events::default(),
+            events,
         });
+        {
+            let book: Arc<dyn rooms::arena_actor::EventBook> = app.events.clone();
+            app.hub.set_events(&book);
+        }
         {
             let app = Arc::clone(&app);
             let limits = crate::events_api::limits(&app);
             // Blocking reads; the tasks are spawned from the blocking pool, in the runtime.
-            tokio::task::spawn_blocking(move || app.events.restore_blocking(&app.store, limits))
+            tokio::task::spawn_blocking(move || app.events.restore_blocking(limits))
                 .await
                 .context("event restoring task")?;
         }

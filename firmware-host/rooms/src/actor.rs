@@ -452,12 +452,19 @@ impl Actor {
             game: game.id.clone(),
             pending: false,
         });
-        let task = results::store(
-            self.shared.store.clone(),
-            game,
-            self.me.clone(),
-            self.shared.stopping.subscribe(),
-        );
+        let stopping = self.shared.stopping.subscribe();
+        let task = match self.room.event().cloned() {
+            // EV4: an event's game is stored by the event's task, with its points.
+            Some(tag) => {
+                let shared = self.shared.clone();
+                let commit = move |game: &FinishedGame| -> crate::persistence::StoreFuture<_> {
+                    let (shared, tag, game) = (shared.clone(), tag.clone(), game.clone());
+                    Box::pin(async move { commit_event_game(&shared, &tag, game).await })
+                };
+                results::store_by(commit, game, self.me.clone(), stopping)
+            }
+            None => results::store(self.shared.store.clone(), game, self.me.clone(), stopping),
+        };
         self.shared.track(task);
     }
 
@@ -841,6 +848,27 @@ impl Actor {
             ErrorCode::Storage,
             "the result could not be stored; ratings are unchanged",
         ));
+    }
+}
+
+/// Stores an event's game through the event's task (EV4: with its points, in one
+/// transaction). A game the event does not have (its task is gone, or it gave the game up)
+/// is stored as an ordinary game, so its result is kept.
+async fn commit_event_game(
+    shared: &Shared,
+    tag: &crate::room::EventTag,
+    game: FinishedGame,
+) -> Result<Vec<protocol::records::RatingUpdate>, crate::persistence::StoreError> {
+    let Some(arena) = shared.events().and_then(|book| book.live(&tag.event)) else {
+        tracing::warn!(event = %tag.event, no = tag.no, room = %game.id, "event gone: its game is stored without points");
+        return shared.store.commit_game(&game).await;
+    };
+    match arena.game_over(tag.no, game.clone()).await {
+        Err(crate::persistence::StoreError::Refused(why)) => {
+            tracing::warn!(event = %tag.event, no = tag.no, room = %game.id, why, "not the event's game: stored without points");
+            shared.store.commit_game(&game).await
+        }
+        answer => answer,
     }
 }
 

@@ -17,8 +17,15 @@
 //!   record's), so a retry counts once;
 //! - every change is saved before the task takes its next message.
 //!
-//! Watchers get an [`EventUpdate`] after each change they can see, and a player's watchers get
-//! [`Paired`] when that player is paired. The task ends when every [`ArenaHandle`] is dropped.
+//! Presence (EV2: offline or seated elsewhere is never paired) is the host's to say
+//! ([`EventHost::presence`]): the task asks it for every player about once a second and again
+//! right before a wave is paired, so a wave never pairs a player who has just gone. At its
+//! start the task gives up the games in progress whose rooms the host does not have (a
+//! restart lost them before their first save): their players wait again.
+//!
+//! Watchers get an [`EventUpdate`] after each change they can see (with `you` for a watcher
+//! whose own state changed), and a player's watchers get [`Paired`] when that player is
+//! paired. The task ends when every [`ArenaHandle`] is dropped.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -26,9 +33,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use engine::Mark;
+use engine::{Game, Mark};
 use protocol::RoomId;
-use protocol::event::{EventId, EventUpdate, EventView, Paired};
+use protocol::event::{EventId, EventUpdate, EventView, EventYou, Paired};
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
 use tokio::sync::{mpsc, oneshot};
 
@@ -69,7 +76,30 @@ pub trait EventHost: Send + Sync + 'static {
     ) -> StoreFuture<Vec<RatingUpdate>>;
     /// Makes the room of `pairing` (see [`Pairing`]); its id.
     fn open_game(&self, event: &EventId, pairing: Pairing) -> RoomFuture;
+    /// Where `user` is now: connected and free, offline, or seated in a room outside the
+    /// event. Asked about players not in a game of the event; cheap (no I/O).
+    fn presence(&self, _user: UserId) -> Presence {
+        Presence::Online
+    }
+    /// Whether room `room` (a game of the event in progress) is open on the server.
+    fn room_exists(&self, _room: &RoomId) -> bool {
+        true
+    }
 }
+
+/// How the server's sessions and rooms find events: the live events' tasks, and the events
+/// that are over as stored.
+pub trait EventBook: Send + Sync + 'static {
+    /// The task of event `event`, while it is announced, running or ending (or finished
+    /// since the server started).
+    fn live(&self, event: &str) -> Option<ArenaHandle>;
+    /// Event `event` as stored, for a guest, when it has no task (finished or cancelled
+    /// before the server started). Blocks on a read.
+    fn stored_view_blocking(&self, event: &str) -> Result<Option<EventView>, StoreError>;
+}
+
+/// How often the task asks the host where its players are.
+pub const PRESENCE_EVERY: Duration = Duration::from_secs(1);
 
 /// What a watcher of the event is sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +140,7 @@ enum ToArena {
 #[derive(Clone)]
 pub struct ArenaHandle {
     event: EventId,
+    game: Game,
     tx: mpsc::Sender<ToArena>,
 }
 
@@ -127,6 +158,11 @@ const QUEUE: usize = 256;
 impl ArenaHandle {
     pub fn event(&self) -> &EventId {
         &self.event
+    }
+
+    /// The event's game: the ladder whose rating a joining player brings.
+    pub fn game(&self) -> Game {
+        self.game
     }
 
     async fn ask<T>(&self, msg: impl FnOnce(Reply<T>) -> ToArena) -> Option<T> {
@@ -216,6 +252,7 @@ pub fn spawn(
     clock: WallClock,
 ) -> (ArenaHandle, tokio::task::JoinHandle<Arena>) {
     let (tx, rx) = mpsc::channel(QUEUE);
+    let game = arena.settings().game;
     let task = ArenaTask {
         event: event.clone(),
         arena,
@@ -224,12 +261,14 @@ pub fn spawn(
         watchers: BTreeMap::new(),
     };
     let join = tokio::spawn(task.run(rx));
-    (ArenaHandle { event, tx }, join)
+    (ArenaHandle { event, game, tx }, join)
 }
 
 struct Watcher {
     reader: Option<UserId>,
     out: mpsc::Sender<EventOut>,
+    /// The reader's own state as they were last told it.
+    told: Option<EventYou>,
 }
 
 struct ArenaTask {
@@ -248,18 +287,34 @@ impl ArenaTask {
     /// Until every handle is dropped: the next message, or the next deadline's tick. Returns
     /// the arena, for a caller that wants its final state.
     async fn run(mut self, mut rx: mpsc::Receiver<ToArena>) -> Arena {
+        self.forget_lost_games().await;
+        self.refresh_presence();
         let fx = self.arena.tick(self.now());
         self.apply(fx).await;
         self.save().await;
         loop {
-            let msg = match self.arena.next_deadline() {
-                Some(at) => {
-                    let wait = Duration::from_millis(at.saturating_sub(self.now()));
+            let polling = matches!(self.arena.phase(), Phase::Announced | Phase::Running)
+                && self.arena.entries().next().is_some();
+            let wake = match (self.arena.next_deadline(), polling) {
+                (Some(at), true) => {
+                    Some(Duration::from_millis(at.saturating_sub(self.now())).min(PRESENCE_EVERY))
+                }
+                (Some(at), false) => Some(Duration::from_millis(at.saturating_sub(self.now()))),
+                (None, true) => Some(PRESENCE_EVERY),
+                (None, false) => None,
+            };
+            let msg = match wake {
+                Some(wait) => {
                     tokio::select! {
                         msg = rx.recv() => msg,
                         () = tokio::time::sleep(wait) => {
+                            // Where everyone is, then what is due: a wave pairs only players
+                            // present now.
+                            self.refresh_presence();
                             let fx = self.arena.tick(self.now());
-                            if !fx.is_empty() {
+                            if fx.is_empty() {
+                                self.publish(None);
+                            } else {
                                 self.apply(fx).await;
                                 self.save().await;
                             }
@@ -297,16 +352,27 @@ impl ArenaTask {
                 self.answer(user, done, reply).await;
             }
             // Presence is not saved: nobody is connected after a restart.
-            ToArena::Presence(user, presence) => self.arena.presence(user, presence, now),
+            ToArena::Presence(user, presence) => {
+                self.arena.presence(user, presence, now);
+                self.publish(None);
+            }
             ToArena::Watch {
                 watcher,
                 reader,
                 out,
                 reply,
             } => {
-                self.watchers.insert(watcher, Watcher { reader, out });
+                let view = self.arena.view(&self.event, reader, now);
+                self.watchers.insert(
+                    watcher,
+                    Watcher {
+                        reader,
+                        out,
+                        told: view.you.clone(),
+                    },
+                );
                 // A watcher gone before its answer is dropped at the next send.
-                let _gone = reply.send(self.arena.view(&self.event, reader, now));
+                let _gone = reply.send(view);
             }
             ToArena::Unwatch(watcher) => {
                 self.watchers.remove(&watcher);
@@ -347,6 +413,8 @@ impl ArenaTask {
             Ok(fx) => {
                 self.apply(fx).await;
                 self.save().await;
+                // The player's other watchers (another phone) hear of their new state too.
+                self.publish(None);
                 Ok(self.arena.view(&self.event, Some(user), self.now()))
             }
             Err(e) => Err(e),
@@ -392,7 +460,7 @@ impl ArenaTask {
         while !queue.is_empty() {
             let now = self.now();
             if let Some(update) = self.arena.update(&self.event, &queue, now) {
-                self.broadcast(&EventOut::Update(update));
+                self.publish(Some(update));
             }
             let pairings: Vec<(GameNo, UserId, UserId)> = queue
                 .iter()
@@ -450,7 +518,7 @@ impl ArenaTask {
             if seated {
                 // The games to watch changed (EV6).
                 let view = self.arena.view(&self.event, None, self.now());
-                self.broadcast(&EventOut::Update(EventUpdate {
+                self.publish(Some(EventUpdate {
                     event: self.event.clone(),
                     phase: view.phase,
                     ends_in_ms: view.ends_in_ms,
@@ -476,11 +544,66 @@ impl ArenaTask {
         }
     }
 
-    /// Sends `out` to every watcher; a watcher that cannot keep up is dropped (its session
-    /// watches again to get a fresh snapshot).
-    fn broadcast(&mut self, out: &EventOut) {
-        self.watchers
-            .retain(|_, w| w.out.try_send(out.clone()).is_ok());
+    /// Sends `update` to every watcher, with `you` to a watcher whose own state changed since
+    /// it was last told; with no update, only those. A watcher that cannot keep up is dropped
+    /// (its session watches again to get a fresh snapshot).
+    fn publish(&mut self, update: Option<EventUpdate>) {
+        let now = self.now();
+        let arena = &self.arena;
+        let event = &self.event;
+        let mut bare: Option<EventUpdate> = None;
+        self.watchers.retain(|_, w| {
+            let you = w.reader.and_then(|u| arena.you(u));
+            let out = if you == w.told {
+                match &update {
+                    Some(update) => update.clone(),
+                    None => return true,
+                }
+            } else {
+                let base = update.clone().unwrap_or_else(|| {
+                    bare.get_or_insert_with(|| arena.bare_update(event, now))
+                        .clone()
+                });
+                w.told.clone_from(&you);
+                EventUpdate { you, ..base }
+            };
+            w.out.try_send(EventOut::Update(out)).is_ok()
+        });
+    }
+
+    /// Asks the host where every player not in a game of the event is, and tells the arena
+    /// what changed (EV2).
+    fn refresh_presence(&mut self) {
+        let now = self.now();
+        let changed: Vec<(UserId, Presence)> = self
+            .arena
+            .entries()
+            .filter(|e| e.in_game.is_none() && e.status != crate::event::Status::Left)
+            .filter_map(|e| {
+                let now = self.host.presence(e.player.user);
+                (now != e.presence).then_some((e.player.user, now))
+            })
+            .collect();
+        for (user, presence) in changed {
+            self.arena.presence(user, presence, now);
+        }
+    }
+
+    /// Gives up the games in progress whose rooms are not open (a restart lost them before
+    /// their first save, or before their room was made): as if never paired.
+    async fn forget_lost_games(&mut self) {
+        let lost: Vec<GameNo> = self
+            .arena
+            .open_games()
+            .filter(|g| g.room.as_ref().is_none_or(|r| !self.host.room_exists(r)))
+            .map(|g| g.no)
+            .collect();
+        for no in lost {
+            tracing::warn!(event = %self.event, no, "event game lost in a restart; its players wait again");
+            if let Ok(fx) = self.arena.abort(no, self.now()) {
+                self.apply(fx).await;
+            }
+        }
     }
 
     /// Sends `out` to `user`'s watchers.

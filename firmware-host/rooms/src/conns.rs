@@ -11,7 +11,7 @@ use protocol::ServerMsg;
 use protocol::records::UserId;
 use tokio::sync::oneshot;
 
-use crate::handle::{Outbox, ToSession};
+use crate::handle::{Outbox, RoomHandle, ToSession};
 use crate::room::{ConnId, PlayerKey};
 
 struct Conn {
@@ -145,6 +145,27 @@ impl Conns {
                 tracing::debug!(?key, "person-addressed event not queued: connection full");
             }
         }
+    }
+
+    /// Whether `key` has an open connection.
+    pub(crate) fn has(&self, key: &PlayerKey) -> bool {
+        self.lock().by_key.contains_key(key)
+    }
+
+    /// EV3: tells every connection of `key` `msg` (`paired`) and moves it into `room`; how
+    /// many were reached. A connection whose queue is full is not moved; it can open the
+    /// room itself.
+    pub(crate) fn move_person(&self, key: &PlayerKey, msg: &ServerMsg, room: &RoomHandle) -> usize {
+        let mut n = 0;
+        for conn in self.lock().of(key) {
+            let item = ToSession::Enter(Box::new((msg.clone(), room.clone())));
+            if conn.outbox.try_send(item).is_ok() {
+                n += 1;
+            } else {
+                tracing::debug!(?key, "connection too slow to follow into its event game");
+            }
+        }
+        n
     }
 
     /// Signs out every connection in `ids` for which `which` holds; how many.

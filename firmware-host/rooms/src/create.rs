@@ -3,16 +3,19 @@
 
 use std::sync::Arc;
 
-use protocol::{CreateRoom, ErrorCode};
+use engine::Mark;
+use protocol::event::{EventId, Paired};
+use protocol::{CreateRoom, ErrorCode, ServerMsg};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
 use crate::actor;
+use crate::arena_actor::Pairing;
 use crate::handle::{RoomHandle, RoomMsg};
 use crate::refusal::Refusal;
-use crate::room::{Ctx, Member, Room};
+use crate::room::{Ctx, EventTag, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
-use crate::settings::Settings;
+use crate::settings::{Opponent, Policy, Settings};
 use crate::shared::{Shared, wall_ms};
 
 /// Creates a room from the creation box (M1, M2, M3.1) and starts its task.
@@ -97,4 +100,73 @@ pub(crate) fn create(
     let fx = room.resume(&mut ctx);
     tracing::info!(room = %room.id(), game = %room.settings().game, "room created");
     Ok(actor::spawn(room, fx, shared.clone(), false))
+}
+
+/// EV3: the room of an arena event's pairing: an open online room with the event's game and
+/// clock, both players seated with their marks (their seats claimed, M3.4) and the game
+/// started at once, without ready or start; then every connection of each player is told
+/// `paired` and moved in. Refused when the server is stopping, a player has no connection
+/// now, or sits in another room now: the arena then gives the pairing up.
+pub(crate) fn create_event_game(
+    shared: &Arc<Shared>,
+    event: &EventId,
+    pairing: &Pairing,
+) -> Result<RoomHandle, Refusal> {
+    if *shared.stopping.borrow() {
+        return Err(Refusal::new(
+            ErrorCode::Unavailable,
+            "the server is shutting down",
+        ));
+    }
+    for player in [&pairing.x, &pairing.o] {
+        if !shared.conns.has(&PlayerKey::User(player.user)) {
+            return Err(Refusal::new(
+                ErrorCode::Unavailable,
+                format!("{} has no open connection now", player.name),
+            ));
+        }
+    }
+    let settings = Settings {
+        game: pairing.settings.game,
+        opponent: Opponent::Player {
+            policy: Policy::Open,
+        },
+        per_move_ms: Some(pairing.settings.per_move_ms),
+    }
+    .with_xo_move_limit(shared.config.xo_move_limit);
+    let mut rng = StdRng::from_rng(&mut rand::rng());
+    let id = shared.fresh_room_id(&mut rng);
+    let mut seats = shared.seats.clone();
+    let mut ctx = Ctx {
+        now_ms: shared.now_ms(),
+        wall_ms: wall_ms(),
+        rng: &mut rng,
+        seats: &mut seats,
+        rated: &**shared,
+    };
+    let tag = EventTag {
+        event: event.clone(),
+        no: pairing.no,
+        rated: pairing.settings.rated,
+    };
+    let mut room = Room::event_game(id, settings, &pairing.x, &pairing.o, tag, &mut ctx)?;
+    let fx = room.resume(&mut ctx);
+    tracing::info!(room = %room.id(), event = %event, no = pairing.no, x = pairing.x.user, o = pairing.o.user, "event game created");
+    let handle = actor::spawn(room, fx, shared.clone(), false);
+    for (me, mark, them) in [
+        (&pairing.x, Mark::X, &pairing.o),
+        (&pairing.o, Mark::O, &pairing.x),
+    ] {
+        let paired = ServerMsg::Paired(Paired {
+            event: event.clone(),
+            room: handle.id.clone(),
+            mark,
+            opponent: them.user,
+            opponent_name: them.name.clone(),
+        });
+        shared
+            .conns
+            .move_person(&PlayerKey::User(me.user), &paired, &handle);
+    }
+    Ok(handle)
 }

@@ -35,6 +35,9 @@ pub(crate) enum ToSession {
     /// `id` (the request that made it, for its sender) in the snapshot.
     /// Boxed: rare, and the largest kind would set the size of every queued message.
     Follow(Box<(RoomHandle, Option<RequestId>)>),
+    /// EV3: send the message (`paired`), then leave the current room and open `room`, the
+    /// player's new event game. Boxed, as `Follow`.
+    Enter(Box<(ServerMsg, RoomHandle)>),
 }
 
 /// One message for an audience, with its encodings once made.

@@ -159,6 +159,43 @@ impl Hub {
         self.shared.conns.users_online()
     }
 
+    /// Gives sessions and rooms the server's arena events (once; later calls change
+    /// nothing). The hub keeps a weak reference: the caller keeps the book alive.
+    pub fn set_events(&self, book: &Arc<dyn crate::arena_actor::EventBook>) {
+        if !self.shared.set_events(book) {
+            tracing::warn!("the hub's events were set already");
+        }
+    }
+
+    /// EV3: makes the room of an arena event's pairing and moves both players' connections in
+    /// (`paired`, then the room's snapshot); its id. Refused (and the pairing given up) when
+    /// a player has no connection or sits in another room now.
+    pub fn open_event_game(
+        &self,
+        event: &protocol::event::EventId,
+        pairing: &crate::arena_actor::Pairing,
+    ) -> Result<protocol::RoomId, crate::Refusal> {
+        crate::create::create_event_game(&self.shared, event, pairing).map(|h| h.id.clone())
+    }
+
+    /// EV2: where `user` is for an event: seated in a waiting or active room (M3.4),
+    /// connected, or neither.
+    pub fn presence(&self, user: protocol::records::UserId) -> crate::event::Presence {
+        use crate::seats::SeatBook;
+        if self.shared.seats.place(user).is_some() {
+            crate::event::Presence::Elsewhere
+        } else if self.shared.conns.has(&crate::room::PlayerKey::User(user)) {
+            crate::event::Presence::Online
+        } else {
+            crate::event::Presence::Offline
+        }
+    }
+
+    /// Whether room `id` is open.
+    pub fn room_open(&self, id: &str) -> bool {
+        self.shared.lobby.handle(id).is_some()
+    }
+
     /// Counts for `/api/health` and the status display.
     pub fn stats(&self) -> HubStats {
         let (rooms_waiting, rooms_playing) = self.shared.lobby.counts();

@@ -57,17 +57,32 @@ pub(crate) fn store<M>(
     store: Arc<dyn Persistence>,
     game: FinishedGame,
     room: mpsc::WeakSender<M>,
+    stopping: watch::Receiver<bool>,
+) -> JoinHandle<()>
+where
+    M: From<Stored> + Send + 'static,
+{
+    store_by(move |g| store.commit_game(g), game, room, stopping)
+}
+
+/// [`store`] through `commit`, called at each try: an arena event's game goes through the
+/// event's task, which stores it with its points in one transaction (EV4).
+pub(crate) fn store_by<M, C>(
+    commit: C,
+    game: FinishedGame,
+    room: mpsc::WeakSender<M>,
     mut stopping: watch::Receiver<bool>,
 ) -> JoinHandle<()>
 where
     M: From<Stored> + Send + 'static,
+    C: Fn(&FinishedGame) -> crate::persistence::StoreFuture<Vec<RatingUpdate>> + Send + 'static,
 {
     tokio::spawn(async move {
         let id = game.id.clone();
         let mut wait = RETRY_FIRST;
         let mut pending = false;
         loop {
-            let answer = match store.commit_game(&game).await {
+            let answer = match commit(&game).await {
                 Ok(updates) => {
                     tracing::info!(room = %id, end = ?game.end, rated = game.rated, pending, "game stored");
                     Answer::Committed(updates)

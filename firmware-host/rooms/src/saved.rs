@@ -11,7 +11,7 @@ use protocol::{Phase, RoomId};
 use serde::{Deserialize, Serialize};
 
 use crate::room::passcode::Passcodes;
-use crate::room::{Bans, PlayerKey, Room, Seat};
+use crate::room::{Bans, EventTag, PlayerKey, Room, Seat};
 use crate::seats::SeatBook;
 use crate::settings::Settings;
 
@@ -21,6 +21,15 @@ enum Saved {
     V1(SavedV1),
     /// Adds the kicked players' device tokens (M3.5 bans the browser, not only the account).
     V2(SavedV2),
+    /// An arena event's game (EV3, EV7): the event and the game's number in it. Written only
+    /// for event games, so other rooms stay readable by a release without events.
+    V3(SavedV3),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct SavedV3 {
+    v2: SavedV2,
+    event: EventTag,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,23 +96,38 @@ impl Room {
             started_at_ms: self.started_at_ms,
             game_no: self.game_no,
         };
-        let saved = Saved::V2(SavedV2 {
+        let v2 = SavedV2 {
             base,
             kicked_devices: self.kicked.devices.iter().cloned().collect(),
-        });
+        };
+        let saved = match &self.event {
+            Some(event) => Saved::V3(SavedV3 {
+                v2,
+                event: event.clone(),
+            }),
+            None => Saved::V2(v2),
+        };
         postcard::to_allocvec(&saved).expect("a room always serialises")
     }
 
     /// Rebuilds a saved room, replaying its moves (which restores the repetition counts) and
     /// re-entering its players in the seat book. Call [`Room::resume`] next to start the clock.
     pub fn restore(bytes: &[u8], seats: &mut dyn SeatBook) -> Result<Room, RestoreError> {
-        let (s, kicked_devices) =
+        let (s, kicked_devices, event) =
             match postcard::from_bytes(bytes).map_err(|e| RestoreError::Decode(e.to_string()))? {
-                Saved::V1(s) => (s, Vec::new()),
+                Saved::V1(s) => (s, Vec::new(), None),
                 Saved::V2(SavedV2 {
                     base,
                     kicked_devices,
-                }) => (base, kicked_devices),
+                }) => (base, kicked_devices, None),
+                Saved::V3(SavedV3 {
+                    v2:
+                        SavedV2 {
+                            base,
+                            kicked_devices,
+                        },
+                    event,
+                }) => (base, kicked_devices, Some(event)),
             };
         if s.phase == Phase::Finished {
             return Err(RestoreError::Finished);
@@ -136,6 +160,7 @@ impl Room {
             started_at_ms: s.started_at_ms,
             game_no: s.game_no,
             passcodes: Passcodes::default(),
+            event,
         };
         for user in room.seated_users() {
             // A restored room's players were seated before the restart; a conflict can only

@@ -12,7 +12,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
+use crate::arena_actor::{ArenaHandle, EventOut};
 use crate::create::create;
+use crate::event::ArenaError;
 use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
@@ -55,6 +57,35 @@ impl Bucket {
     }
 }
 
+/// What a player asks of an event.
+#[derive(Debug, Clone, Copy)]
+enum EventAct {
+    Join,
+    Pause,
+    Resume,
+    Leave,
+}
+
+fn unknown_event(event: &str) -> Refusal {
+    Refusal::new(
+        ErrorCode::UnknownEvent,
+        format!("no event with id {event:?}"),
+    )
+}
+
+/// The wire's refusal of an arena's.
+fn arena_refusal(e: ArenaError) -> Refusal {
+    let code = match e {
+        ArenaError::SignInRequired => ErrorCode::SignInRequired,
+        ArenaError::NotInEvent => ErrorCode::NotInEvent,
+        ArenaError::EventOver => ErrorCode::EventOver,
+        ArenaError::EventFull => ErrorCode::EventFull,
+        // Not answers to a player's intent; said plainly if they ever are.
+        ArenaError::UnknownGame | ArenaError::AlreadyStarted => ErrorCode::Unavailable,
+    };
+    Refusal::new(code, e.to_string())
+}
+
 /// Why the loop ends.
 enum Stop {
     Continue,
@@ -81,6 +112,22 @@ struct Session<S> {
     puzzles: PuzzleBook,
     /// Who a solved daily puzzle is counted for.
     solver: Solver,
+    /// The arena event this connection watches, if it has a task.
+    event: Option<EventWatch>,
+}
+
+/// A watched event: its task, and what the task sends this connection.
+struct EventWatch {
+    arena: ArenaHandle,
+    rx: mpsc::Receiver<EventOut>,
+}
+
+/// What a watcher's task may queue for it before it is dropped as too slow.
+const EVENT_QUEUE: usize = 64;
+
+/// The next message of the watched event; `None` when the task let the watcher go.
+async fn next_event(watch: &mut Option<EventWatch>) -> Option<EventOut> {
+    watch.as_mut()?.rx.recv().await
 }
 
 pub(crate) async fn run<S>(shared: Arc<Shared>, ws: Wire<S>, identity: Identity)
@@ -124,6 +171,7 @@ where
         outbox,
         puzzles: PuzzleBook::default(),
         solver,
+        event: None,
     };
     // The server's hello goes first, as JSON text: the client has not shown its framing yet.
     // The client's hello must come before any intent.
@@ -213,6 +261,21 @@ where
                     break;
                 }
             }
+            out = next_event(&mut s.event), if s.event.is_some() => {
+                let sent = match out {
+                    Some(EventOut::Update(update)) => {
+                        s.send(ServerMsg::EventUpdate(Box::new(update))).await
+                    }
+                    // The hub tells every connection of the player, with the room.
+                    Some(EventOut::Paired(_)) => true,
+                    // Dropped as too slow (or the task ended): a fresh snapshot instead of
+                    // what was missed.
+                    None => s.rewatch().await,
+                };
+                if !sent {
+                    break;
+                }
+            }
             changed = lobby.changed(), if s.lobby.is_some() && !lobby_resting => {
                 if changed.is_err() {
                     continue;
@@ -249,6 +312,9 @@ where
                 stop = Stop::Close(SIGNED_OUT_CLOSE, "signed_out");
             }
         }
+    }
+    if let Some(watch) = s.event.take() {
+        watch.arena.unwatch(s.member.conn).await;
     }
     if let Some(room) = s.room.take() {
         // The room may have closed already; then there is nobody to tell.
@@ -348,6 +414,15 @@ where
                     self.room = Some(room);
                     self.forward(Intent::Open, id).await;
                     true
+                }
+                ToSession::Enter(enter) => {
+                    let (paired, room) = *enter;
+                    // EV3: `paired` first, then the game's room, which the player's seat
+                    // already holds, becomes the current room (the old one is left).
+                    let queued = self.write(&paired.encode(self.framing)).await;
+                    self.switch(Some(room)).await;
+                    self.forward(Intent::Open, None).await;
+                    queued
                 }
             };
             if !queued {
@@ -549,14 +624,31 @@ where
                 self.puzzle(id, |book, ctx| book.retry(attempt, ctx)).await;
                 return;
             }
-            ClientMsg::WatchEvent { id, .. }
-            | ClientMsg::UnwatchEvent { id }
-            | ClientMsg::JoinEvent { id, .. }
-            | ClientMsg::PauseEvent { id, .. }
-            | ClientMsg::ResumeEvent { id, .. }
-            | ClientMsg::LeaveEvent { id, .. } => {
-                self.error(id, ErrorCode::Unavailable, "events are not served yet")
-                    .await;
+            ClientMsg::WatchEvent { id, event } => {
+                self.watch_event(id, &event).await;
+                return;
+            }
+            ClientMsg::UnwatchEvent { id } => {
+                if let Some(watch) = self.event.take() {
+                    watch.arena.unwatch(self.member.conn).await;
+                }
+                self.send(ServerMsg::Pong { id }).await;
+                return;
+            }
+            ClientMsg::JoinEvent { id, event } => {
+                self.event_intent(id, &event, EventAct::Join).await;
+                return;
+            }
+            ClientMsg::PauseEvent { id, event } => {
+                self.event_intent(id, &event, EventAct::Pause).await;
+                return;
+            }
+            ClientMsg::ResumeEvent { id, event } => {
+                self.event_intent(id, &event, EventAct::Resume).await;
+                return;
+            }
+            ClientMsg::LeaveEvent { id, event } => {
+                self.event_intent(id, &event, EventAct::Leave).await;
                 return;
             }
             ClientMsg::Close { .. } => Intent::Close,
@@ -610,6 +702,191 @@ where
                 self.error(id, refusal.code, refusal.message).await;
             }
         }
+    }
+
+    /// The event's task, or the refusal for an event without one: `event_over` for a stored
+    /// event that is over, `unknown_event` for none.
+    async fn live_event(&self, event: &str) -> Result<ArenaHandle, Refusal> {
+        let book = self.shared.events();
+        if let Some(arena) = book.as_ref().and_then(|b| b.live(event)) {
+            return Ok(arena);
+        }
+        let stored = match book {
+            Some(book) => {
+                let lookup = event.to_owned();
+                tokio::task::spawn_blocking(move || book.stored_view_blocking(&lookup))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .flatten()
+            }
+            None => None,
+        };
+        Err(match stored {
+            Some(_) => Refusal::new(ErrorCode::EventOver, "the event is over"),
+            None => unknown_event(event),
+        })
+    }
+
+    /// `watch_event`: the snapshot now, and the event's changes from its task from then on.
+    /// An event over before the server started has no task: its stored snapshot alone.
+    async fn watch_event(&mut self, id: Option<RequestId>, event: &str) {
+        if let Some(watch) = self.event.take() {
+            watch.arena.unwatch(self.member.conn).await;
+        }
+        let book = self.shared.events();
+        if let Some(arena) = book.as_ref().and_then(|b| b.live(event)) {
+            match self.start_watch(arena).await {
+                Some(view) => {
+                    self.send(ServerMsg::EventSnapshot {
+                        id,
+                        event: Box::new(view),
+                    })
+                    .await;
+                }
+                None => {
+                    self.error(id, ErrorCode::Unavailable, "the event's task has stopped")
+                        .await;
+                }
+            }
+            return;
+        }
+        let stored = match book {
+            Some(book) => {
+                let lookup = event.to_owned();
+                tokio::task::spawn_blocking(move || book.stored_view_blocking(&lookup)).await
+            }
+            None => Ok(Ok(None)),
+        };
+        match stored {
+            Ok(Ok(Some(view))) => {
+                self.send(ServerMsg::EventSnapshot {
+                    id,
+                    event: Box::new(view),
+                })
+                .await;
+            }
+            Ok(Ok(None)) => {
+                let refusal = unknown_event(event);
+                self.error(id, refusal.code, refusal.message).await;
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(event, error = %e, "cannot read a stored event");
+                self.error(id, ErrorCode::Storage, "the event could not be read")
+                    .await;
+            }
+            Err(e) => {
+                tracing::error!(event, error = %e, "reading a stored event panicked");
+                self.error(id, ErrorCode::Storage, "the event could not be read")
+                    .await;
+            }
+        }
+    }
+
+    /// Watches `arena` (this connection's only event); its snapshot for this reader, or
+    /// `None` when its task has ended.
+    async fn start_watch(&mut self, arena: ArenaHandle) -> Option<protocol::event::EventView> {
+        let (tx, rx) = mpsc::channel(EVENT_QUEUE);
+        let view = arena
+            .watch(self.member.conn, self.member.user(), tx)
+            .await?;
+        self.event = Some(EventWatch { arena, rx });
+        Some(view)
+    }
+
+    /// The task let this connection's watch go (it fell behind): watch again and send the
+    /// whole event; `false` when the connection is broken.
+    async fn rewatch(&mut self) -> bool {
+        let Some(watch) = self.event.take() else {
+            return true;
+        };
+        match self.start_watch(watch.arena).await {
+            Some(view) => {
+                self.send(ServerMsg::EventSnapshot {
+                    id: None,
+                    event: Box::new(view),
+                })
+                .await
+            }
+            None => true,
+        }
+    }
+
+    /// `join_event`, `pause_event`, `resume_event`, `leave_event` (EV2): signed-in players;
+    /// answered by the event as the player now sees it. The connection watches the event.
+    async fn event_intent(&mut self, id: Option<RequestId>, event: &str, act: EventAct) {
+        let arena = match self.live_event(event).await {
+            Ok(arena) => arena,
+            Err(refusal) => {
+                self.error(id, refusal.code, refusal.message).await;
+                return;
+            }
+        };
+        let Some(user) = self.member.user() else {
+            self.error(
+                id,
+                ErrorCode::SignInRequired,
+                "sign in to play in the event; guests can watch",
+            )
+            .await;
+            return;
+        };
+        if self
+            .event
+            .as_ref()
+            .is_none_or(|w| w.arena.event() != arena.event())
+        {
+            if let Some(watch) = self.event.take() {
+                watch.arena.unwatch(self.member.conn).await;
+            }
+            // Its snapshot is not sent: the answer below is the newer one.
+            let _answer_follows = self.start_watch(arena.clone()).await;
+        }
+        let done = match act {
+            EventAct::Join => {
+                let rating = self.rating(arena.game(), user).await;
+                let player = crate::event::Player {
+                    user,
+                    name: self.member.name.clone(),
+                    rating,
+                };
+                arena.join(player).await
+            }
+            EventAct::Pause => arena.pause(user).await,
+            EventAct::Resume => arena.resume(user).await,
+            EventAct::Leave => arena.leave(user).await,
+        };
+        match done {
+            Some(Ok(view)) => {
+                self.send(ServerMsg::EventSnapshot {
+                    id,
+                    event: Box::new(view),
+                })
+                .await;
+            }
+            Some(Err(e)) => {
+                let refusal = arena_refusal(e);
+                self.error(id, refusal.code, refusal.message).await;
+            }
+            None => {
+                self.error(id, ErrorCode::Unavailable, "the event's task has stopped")
+                    .await;
+            }
+        }
+    }
+
+    /// `user`'s rating on `game`'s ladder (E1), 1200 when it cannot be read.
+    async fn rating(&self, game: engine::Game, user: protocol::records::UserId) -> i32 {
+        let store = self.shared.store.clone();
+        if let Some(r) = store.ratings_in_memory(game, &[user]) {
+            return r.first().copied().unwrap_or(engine::INITIAL_RATING);
+        }
+        tokio::task::spawn_blocking(move || store.ratings_blocking(game, &[user]))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .and_then(|r| r.first().copied())
+            .unwrap_or(engine::INITIAL_RATING)
     }
 
     /// Sends `intent` (open or join) to room `id`, which becomes the current room only when the

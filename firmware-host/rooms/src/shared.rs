@@ -10,6 +10,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::arena_actor::EventBook;
 use crate::config::HubConfig;
 use crate::conns::Conns;
 use crate::handle::Outbox;
@@ -35,6 +36,9 @@ pub(crate) struct Shared {
     /// Set to `true` once to stop every session.
     pub(crate) stopping: watch::Sender<bool>,
     tasks: Mutex<Tasks>,
+    /// The server's arena events, once it has set them ([`crate::Hub::set_events`]). Weak: the
+    /// book's event tasks hold the hub.
+    events: std::sync::OnceLock<std::sync::Weak<dyn EventBook>>,
 }
 
 /// The tasks shutdown waits on (each open room's). Finished ones are swept out when the list
@@ -76,7 +80,18 @@ impl Shared {
             conns: Conns::default(),
             stopping: watch::channel(false).0,
             tasks: Mutex::new(Tasks::default()),
+            events: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Sets the server's arena events; `false` if they were set already.
+    pub(crate) fn set_events(&self, book: &Arc<dyn EventBook>) -> bool {
+        self.events.set(Arc::downgrade(book)).is_ok()
+    }
+
+    /// The server's arena events, if it has them.
+    pub(crate) fn events(&self) -> Option<Arc<dyn EventBook>> {
+        self.events.get().and_then(std::sync::Weak::upgrade)
     }
 
     pub(crate) fn now_ms(&self) -> u64 {

@@ -77,18 +77,35 @@ impl Arena {
         }
     }
 
+    /// A player's own state and the room of their game in progress, if they ever joined.
+    pub fn you(&self, user: UserId) -> Option<EventYou> {
+        let state = self.state_of(user)?;
+        let room = self
+            .entry(user)
+            .and_then(|e| e.in_game)
+            .and_then(|no| self.open.get(&no))
+            .and_then(|g| g.room.clone());
+        Some(EventYou { state, room })
+    }
+
+    /// An update that changes nothing but the time and count (for a reader's own `you`).
+    pub fn bare_update(&self, event: &EventId, now_ms: u64) -> EventUpdate {
+        EventUpdate {
+            event: event.clone(),
+            phase: wire_phase(self.phase()),
+            ends_in_ms: self.ends_in_ms(now_ms),
+            players: u32::try_from(self.player_count()).unwrap_or(u32::MAX),
+            standings: None,
+            boards: None,
+            podium: None,
+            you: None,
+        }
+    }
+
     /// The snapshot for `reader` (a guest: `None`).
     pub fn view(&self, event: &EventId, reader: Option<UserId>, now_ms: u64) -> EventView {
         let settings = self.settings();
-        let you = reader.and_then(|user| {
-            let state = self.state_of(user)?;
-            let room = self
-                .entry(user)
-                .and_then(|e| e.in_game)
-                .and_then(|no| self.open_games().find(|g| g.no == no))
-                .and_then(|g| g.room.clone());
-            Some(EventYou { state, room })
-        });
+        let you = reader.and_then(|user| self.you(user));
         EventView {
             event: event.clone(),
             name: settings.name.clone(),

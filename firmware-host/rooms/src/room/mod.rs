@@ -143,6 +143,17 @@ pub struct Room {
     pub(crate) game_no: u32,
     /// Wrong passcodes recently tried here (M3.3); not saved.
     pub(crate) passcodes: Passcodes,
+    /// The arena event whose game this room plays (EV3), if any.
+    pub(crate) event: Option<EventTag>,
+}
+
+/// What makes a room an arena event's game: the event, the game's number in it, and whether
+/// the event is rated (a casual event's games are stored unrated, with their points).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EventTag {
+    pub event: protocol::event::EventId,
+    pub no: crate::event::GameNo,
+    pub rated: bool,
 }
 
 fn idx(mark: Mark) -> usize {
@@ -275,7 +286,63 @@ impl Room {
             started_at_ms,
             game_no: 0,
             passcodes: Passcodes::default(),
+            event: None,
         }
+    }
+
+    /// An arena event's game (EV3) as room `id`: `x` and `o` seated with those marks in an
+    /// open online room (`settings`), started at once without ready or start, both players'
+    /// seats claimed and active (M3.4). The error: a player who sits in another room now.
+    /// Call [`Room::resume`] next (the first clock).
+    pub fn event_game<R: Rng>(
+        id: RoomId,
+        settings: Settings,
+        x: &crate::event::Player,
+        o: &crate::event::Player,
+        tag: EventTag,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Result<Room, Refusal> {
+        let seat = |p: &crate::event::Player, mark| Seat {
+            occupant: Some(Occupant::Human {
+                key: PlayerKey::User(p.user),
+                name: p.name.clone(),
+            }),
+            mark: Some(mark),
+            ready: true,
+            rating: Some(p.rating),
+        };
+        let mut room = Room::fresh(
+            id,
+            settings,
+            PlayerKey::User(x.user),
+            [seat(x, Mark::X), seat(o, Mark::O)],
+            Phase::Playing,
+            ctx.wall_ms,
+        );
+        room.event = Some(tag);
+        for (i, user) in [x.user, o.user].into_iter().enumerate() {
+            if let Err(place) = ctx.seats.claim(user, &room.id, false) {
+                if i == 1 {
+                    ctx.seats.release(x.user, &room.id);
+                }
+                return Err(Refusal::new(
+                    protocol::ErrorCode::AlreadySeated,
+                    format!("player {user} sits in room {} now", place.room),
+                ));
+            }
+        }
+        ctx.seats.set_active(&room.id, true);
+        Ok(room)
+    }
+
+    /// The arena event whose game this is, if any.
+    pub fn event(&self) -> Option<&EventTag> {
+        self.event.as_ref()
+    }
+
+    /// Whether the game's result changes ratings (E2): online games, but for a casual event's.
+    fn is_rated(&self) -> bool {
+        self.is_online() && self.event.as_ref().is_none_or(|e| e.rated)
     }
 
     /// Who was kicked (M3.5), for the lobby to hide the room from them.

@@ -19,6 +19,7 @@ impl Room {
         from: &Member,
         fx: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
+        self.check_not_event()?;
         if self.is_online() {
             return refuse(
                 ErrorCode::PlayAgainUnavailable,
@@ -138,6 +139,7 @@ impl Room {
 
     /// The mark `from` held in this finished online game, or why they cannot ask for a rematch.
     fn check_rematch_player(&self, from: &Member) -> Result<Mark, Refusal> {
+        self.check_not_event()?;
         if !self.is_online() {
             return refuse(
                 ErrorCode::OnlineOnly,
@@ -149,6 +151,17 @@ impl Room {
         };
         self.check_finished()?;
         Ok(mark)
+    }
+
+    /// EV3: the event pairs its players' next games.
+    fn check_not_event(&self) -> Result<(), Refusal> {
+        if self.event.is_some() {
+            return refuse(
+                ErrorCode::EventGame,
+                "an event's games have no rematch: the event pairs your next game",
+            );
+        }
+        Ok(())
     }
 
     fn check_finished(&self) -> Result<(), Refusal> {

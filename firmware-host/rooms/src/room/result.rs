@@ -18,8 +18,8 @@ impl Room {
         self.phase = Phase::Finished;
         self.clock = None;
         self.draw_offer = None;
-        let rated = self.is_online();
-        if rated {
+        let rated = self.is_rated();
+        if self.is_online() {
             for user in self.seated_users() {
                 ctx.seats.release(user, &self.id);
             }

@@ -51,7 +51,7 @@ impl Room {
 
     /// The ELO preview (E4) while a rated game is on and both ratings are known.
     fn elo(&self) -> Option<EloPreview> {
-        if !self.is_online() || self.phase != Phase::Playing {
+        if !self.is_rated() || self.phase != Phase::Playing {
             return None;
         }
         let x = self.seats[self.seat_with_mark(Mark::X)?].rating?;
