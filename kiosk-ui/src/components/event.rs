@@ -85,16 +85,21 @@ fn live<'a>(ctx: &'a Ctx, id: &str) -> Option<&'a LiveEvent> {
     ctx.state.event.as_ref().filter(|e| e.view.event == id)
 }
 
-/// Where the event is: the countdown, the time left, the last games, or over.
-fn status(lang: Lang, e: &LiveEvent) -> String {
-    let now = dom::now_ms();
-    match e.view.phase {
-        EventPhase::Announced => lang.f(T::EventStartsIn, &[&clock(e.starts_in(now))]),
-        EventPhase::Running => lang.f(T::EventLeft, &[&clock(e.ends_in(now))]),
+/// Where an event is: the countdown, the time left, the last games, or over.
+pub fn when(lang: Lang, phase: EventPhase, starts_in_ms: u64, ends_in_ms: u64) -> String {
+    match phase {
+        EventPhase::Announced => lang.f(T::EventStartsIn, &[&lang.num(clock(starts_in_ms))]),
+        EventPhase::Running => lang.f(T::EventLeft, &[&lang.num(clock(ends_in_ms))]),
         EventPhase::Ending => lang.t(T::EventEnding).to_owned(),
         EventPhase::Finished => lang.t(T::PhaseFinished).to_owned(),
         EventPhase::Cancelled => lang.t(T::EventCancelledTag).to_owned(),
     }
+}
+
+/// [`when`] for the event on screen, now.
+fn status(lang: Lang, e: &LiveEvent) -> String {
+    let now = dom::now_ms();
+    when(lang, e.view.phase, e.starts_in(now), e.ends_in(now))
 }
 
 /// "XO · Rated" or "Infinite XO · 10 s · Casual".
@@ -348,13 +353,7 @@ pub fn EventBoard(props: &BoardProps) -> Html {
 
 /// One event in a list: its name, where it is, its game and players.
 fn summary_row(lang: Lang, e: &EventSummary) -> Html {
-    let when = match e.phase {
-        EventPhase::Announced => lang.f(T::EventStartsIn, &[&clock(e.starts_in_ms)]),
-        EventPhase::Running => lang.f(T::EventLeft, &[&clock(e.ends_in_ms)]),
-        EventPhase::Ending => lang.t(T::EventEnding).to_owned(),
-        EventPhase::Finished => lang.t(T::PhaseFinished).to_owned(),
-        EventPhase::Cancelled => lang.t(T::EventCancelledTag).to_owned(),
-    };
+    let when = when(lang, e.phase, e.starts_in_ms, e.ends_in_ms);
     html! {
         <li class="room-row" data-event={e.id.clone()}>
             <Link to={Route::Event(e.id.clone())} class="room-link">
@@ -435,11 +434,7 @@ pub fn LobbyEvent() -> Html {
     else {
         return html! {};
     };
-    let when = match e.phase {
-        EventPhase::Announced => lang.f(T::EventStartsIn, &[&clock(e.starts_in_ms)]),
-        EventPhase::Running => lang.f(T::EventLeft, &[&clock(e.ends_in_ms)]),
-        _ => lang.t(T::EventEnding).to_owned(),
-    };
+    let when = when(lang, e.phase, e.starts_in_ms, e.ends_in_ms);
     html! {
         <section class="lobby-event" id="lobby-event">
             <p><strong><bdi>{ e.name.clone() }</bdi></strong>{ " · " }{ lang.game(e.game) }{ " · " }{ when }</p>

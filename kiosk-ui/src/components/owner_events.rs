@@ -9,7 +9,7 @@ use protocol::http::{ApiErrorCode, EventSummary, NewEvent};
 use yew::prelude::*;
 
 use crate::api::{self, ApiError};
-use crate::event_model::{clock, is_live, start_in_ms};
+use crate::event_model::{is_live, start_in_ms};
 use crate::i18n::{Lang, OT, T};
 use crate::route::{OwnerSection, Route};
 
@@ -164,11 +164,7 @@ fn EventsPanel() -> Html {
         .map(|l| l.iter().filter(|e| is_live(e.phase)).collect())
         .unwrap_or_default();
     let rows = live.iter().map(|e| {
-        let when = match e.phase {
-            EventPhase::Announced => lang.f(T::EventStartsIn, &[&clock(e.starts_in_ms)]),
-            EventPhase::Running => lang.f(T::EventLeft, &[&clock(e.ends_in_ms)]),
-            _ => lang.t(T::EventEnding).to_owned(),
-        };
+        let when = super::event::when(lang, e.phase, e.starts_in_ms, e.ends_in_ms);
         let cancel = {
             let (said_last, busy, generation) =
                 (said_last.clone(), busy.clone(), generation.clone());

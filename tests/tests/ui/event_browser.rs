@@ -53,27 +53,30 @@ fn choose(room: &protocol::RoomView, strong: bool) -> Result<u8, Error> {
     Ok(best.first().copied().or(empty).ok_or("no move")?)
 }
 
-/// A player over the WebSocket: registers, joins the event and plays every game it is paired
-/// into until `until` (or the event is over).
+/// A player over the WebSocket, signed in with `cookie`: joins the event and plays every game
+/// it is paired into until `until` (or the event is over).
 async fn protocol_player(
     base: String,
-    name: String,
+    (name, cookie): (String, String),
     event: String,
     strong: bool,
     until: Instant,
 ) -> Result<u32, Error> {
-    let cookie = xo_client::register(&base, &name, PASSWORD).await?;
     let mut c = xo_client::Client::connect(&base, Some(&cookie), Framing::Binary).await?;
     let id = c.id();
     c.send(ClientMsg::JoinEvent { id, event }).await?;
     let mut games = 0;
+    // The position this player last moved on: a snapshot may come again before the move's.
+    let mut moved_on = None;
     while Instant::now() < until {
         let Some(msg) = c.recv_within(Duration::from_millis(500)).await? else {
             continue;
         };
         match msg {
             ServerMsg::Room { room, .. } => {
-                if room.phase == Phase::Playing && room.you.to_move {
+                let here = Some((room.id.clone(), room.moves.len()));
+                if room.phase == Phase::Playing && room.you.to_move && moved_on != here {
+                    moved_on = here;
                     let cell = choose(&room, strong)?;
                     let id = c.id();
                     c.send(ClientMsg::Move { id, cell }).await?;
@@ -83,7 +86,7 @@ async fn protocol_player(
             ServerMsg::EventSnapshot { event, .. } if event.phase == EventPhase::Finished => break,
             ServerMsg::EventUpdate(u) if u.phase == EventPhase::Finished => break,
             ServerMsg::Error { code, message, .. } => {
-                return Err(format!("{name}: {code:?}: {message}").into());
+                eprintln!("{name}: {code:?}: {message}");
             }
             _ => {}
         }
@@ -93,11 +96,16 @@ async fn protocol_player(
 }
 
 /// The phone's game, from its board: taps the first playable cell on each turn until the
-/// game is over. Returns once the result shows.
+/// game is over. Returns once the result shows, or the phone was moved on to its next game
+/// (the event pairs it again at once).
 async fn play_on_phone(c: &Client) -> Outcome {
     let deadline = Instant::now() + Duration::from_secs(60);
+    let start = path(c).await?;
     loop {
         assert!(Instant::now() < deadline, "the phone's game did not end");
+        if path(c).await? != start {
+            return Ok(());
+        }
         let state = js(
             c,
             "if (document.querySelector('.prompt.result-prompt')) return 'over'; \
@@ -112,6 +120,14 @@ async fn play_on_phone(c: &Client) -> Outcome {
             _ => tokio::time::sleep(Duration::from_millis(250)).await,
         }
     }
+}
+
+async fn wait_path_prefix(c: &Client, prefix: &str) -> Outcome {
+    eventually(&format!("a page under {prefix}"), || async {
+        path(c).await.ok()?.starts_with(prefix).then_some(())
+    })
+    .await?;
+    Ok(())
 }
 
 /// The owner's page: claims the kiosk with a code (asked over HTTP as the kiosk's screen
@@ -172,6 +188,12 @@ async fn announce(phone: &Client, base: &str) -> Outcome {
         name.send_keys("Late XO").await?;
         click(phone, "#event-create").await?;
         xo_tests::wait_text(phone, "#event-said", "Late XO").await?;
+        // The scheduled and running events in view, the later one with its Cancel.
+        js(
+            phone,
+            "document.querySelector('#owner-events').scrollIntoView({block: 'end'}); return 0;",
+        )
+        .await?;
         for lang in ["en", "ar"] {
             set_lang(phone, lang).await?;
             tokio::time::sleep(Duration::from_millis(300)).await;
@@ -190,7 +212,13 @@ async fn announce(phone: &Client, base: &str) -> Outcome {
 #[tokio::test]
 #[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
 async fn the_kiosk_board_and_podium_and_a_phone_joining_by_the_qr_code() {
-    let server = Server::start_with(120, None, &["--event-min-minutes", "1"]).await;
+    let flags = [
+        "--event-min-minutes",
+        "1",
+        "--max-rated-games-per-address",
+        "0",
+    ];
+    let server = Server::start_with(120, None, &flags).await;
     let driver = xo_tests::Driver::start().await;
     let kiosk = driver.session(KIOSK.0, KIOSK.1).await;
     let phone = driver.session(PHONE.0, PHONE.1).await;
@@ -227,13 +255,22 @@ async fn the_kiosk_board_and_podium_and_a_phone_joining_by_the_qr_code() {
             click(phone, "#event-join").await?;
             xo_tests::wait_text(phone, "#event-you-state", "waiting").await?;
 
-            // Eleven more players over the WebSocket; two play the tables' best moves.
+            // Eleven more players over the WebSocket (registered one after the other, as
+            // people would); two play the tables' best moves.
+            let mut accounts = Vec::new();
+            for i in 0..11 {
+                let name = format!("player{i:02}");
+                let cookie = xo_client::register(&base, &name, PASSWORD).await?;
+                accounts.push((name, cookie));
+            }
             let until = Instant::now() + Duration::from_secs(200);
-            let players: Vec<_> = (0..11)
-                .map(|i| {
+            let players: Vec<_> = accounts
+                .into_iter()
+                .enumerate()
+                .map(|(i, account)| {
                     tokio::spawn(protocol_player(
                         base.clone(),
-                        format!("player{i:02}"),
+                        account,
                         "e1".into(),
                         i < 2,
                         until,
@@ -247,37 +284,48 @@ async fn the_kiosk_board_and_podium_and_a_phone_joining_by_the_qr_code() {
             })
             .await?;
             play_on_phone(phone).await?;
+            // Then it pauses from the event page: a game in progress goes on (played out on
+            // the phone), and no new one is paired.
             let mut paused = false;
-            for _ in 0..4 {
+            let mut asked = false;
+            for _ in 0..10 {
                 open_live(phone, &link).await?;
-                let button = eventually("the event page's actions", || async {
+                let state = eventually("the event page or a game", || async {
                     if path(phone).await.ok()?.starts_with("/room/") {
-                        return Some(false);
+                        return Some("room");
                     }
-                    phone
-                        .find(Locator::Css("#event-pause"))
-                        .await
-                        .ok()
-                        .map(|_| true)
+                    if phone.find(Locator::Css("#event-resume")).await.is_ok() {
+                        return Some("paused");
+                    }
+                    phone.find(Locator::Css("#event-pause")).await.ok()?;
+                    Some("pausable")
                 })
                 .await?;
-                if button {
-                    click(phone, "#event-pause").await?;
-                }
-                // Paired again before the pause arrived: that game is played first.
-                let state = eventually("paused or paired", || async {
-                    if path(phone).await.ok()?.starts_with("/room/") {
-                        return Some(false);
+                match state {
+                    "paused" => {
+                        paused = true;
+                        break;
                     }
-                    let s = text_of(phone, "#event-you-state").await?;
-                    s.starts_with("Paused").then_some(true)
-                })
-                .await?;
-                if state {
-                    paused = true;
-                    break;
+                    "room" => play_on_phone(phone).await?,
+                    _ if !asked => {
+                        click(phone, "#event-pause").await?;
+                        asked = true;
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                    }
+                    _ => {
+                        if phone
+                            .find(Locator::Css("#event-you a.button-link"))
+                            .await
+                            .is_ok()
+                        {
+                            click(phone, "#event-you a.button-link").await?;
+                            wait_path_prefix(phone, "/room/").await?;
+                            play_on_phone(phone).await?;
+                        } else {
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                        }
+                    }
                 }
-                play_on_phone(phone).await?;
             }
             assert!(paused, "the phone paused");
 
