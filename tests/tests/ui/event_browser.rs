@@ -218,7 +218,8 @@ async fn the_kiosk_board_and_podium_and_a_phone_joining_by_the_qr_code() {
         "--max-rated-games-per-address",
         "0",
     ];
-    let server = Server::start_with(120, None, &flags).await;
+    // The kiosk's idle time is longer than the test: its language stays as the test sets it.
+    let server = Server::start_with(900, None, &flags).await;
     let driver = xo_tests::Driver::start().await;
     let kiosk = driver.session(KIOSK.0, KIOSK.1).await;
     let phone = driver.session(PHONE.0, PHONE.1).await;
