@@ -322,6 +322,41 @@ pub async fn leaderboard(game: engine::Game, season: Option<u64>) -> Result<Lead
     }
 }
 
+/// Every arena event (scheduled, running, finished, cancelled) by start time.
+pub async fn events() -> Result<Vec<protocol::http::EventSummary>, ApiError> {
+    get::<protocol::http::EventList>("/api/events")
+        .await
+        .map(|l| l.events)
+}
+
+/// Every finished game of an event. Only the games of `GET /api/events/ID` are read: the
+/// event itself comes over the WebSocket (its decoder is there already, the UI's size).
+pub async fn event_games(id: &str) -> Result<Vec<protocol::http::EventGameRow>, ApiError> {
+    #[derive(serde::Deserialize)]
+    struct Games {
+        games: Vec<protocol::http::EventGameRow>,
+    }
+    get::<Games>(&format!("/api/events/{}", js_sys::encode_uri_component(id)))
+        .await
+        .map(|g| g.games)
+}
+
+/// Owner mode: announces an event (EV1).
+pub async fn create_event(
+    form: &protocol::http::NewEvent,
+) -> Result<protocol::http::EventSummary, ApiError> {
+    post("/api/owner/events", json(form)).await
+}
+
+/// Owner mode: cancels an announced event.
+pub async fn cancel_event(id: &str) -> Result<protocol::http::EventSummary, ApiError> {
+    delete(
+        &format!("/api/owner/events/{}", js_sys::encode_uri_component(id)),
+        empty(),
+    )
+    .await
+}
+
 pub async fn finished_game(id: &str) -> Result<GameView, ApiError> {
     get(&format!("/api/games/{}", js_sys::encode_uri_component(id))).await
 }

@@ -58,8 +58,22 @@ impl Lang {
     /// isolates (FSI … PDI), so a Latin name, a mark or a number keeps its place in the
     /// right-to-left sentence instead of joining its neighbours' run (14.7).
     pub fn f(self, key: T, args: &[&str]) -> String {
+        self.fill(key.get(self), args)
+    }
+
+    /// An owner page's text of `key` with its holes filled, as [`Lang::f`].
+    pub fn fo(self, key: OT, args: &[&str]) -> String {
+        self.fill(key.get(self), args)
+    }
+
+    /// An owner page's text of `key`.
+    pub fn to(self, key: OT) -> &'static str {
+        key.get(self)
+    }
+
+    fn fill(self, template: &str, args: &[&str]) -> String {
         match self {
-            Lang::En => fill(key.get(self), args),
+            Lang::En => fill(template, args),
             Lang::Ar => {
                 // A value already made from an Arabic template ("Sara (X)") is Arabic text: it
                 // is isolated right to left, so its name still comes before its mark.
@@ -74,7 +88,7 @@ impl Lang {
                     })
                     .collect();
                 let refs: Vec<&str> = isolated.iter().map(String::as_str).collect();
-                fill(key.get(self), &refs)
+                fill(template, &refs)
             }
         }
     }
@@ -172,19 +186,19 @@ pub fn holes(template: &str) -> Vec<usize> {
 }
 
 macro_rules! texts {
-    ($($key:ident => $en:literal, $ar:literal;)*) => {
-        /// A key of the string table.
+    ($(#[$doc:meta])* $name:ident { $($key:ident => $en:literal, $ar:literal;)* }) => {
+        $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum T { $($key,)* }
+        pub enum $name { $($key,)* }
 
-        impl T {
+        impl $name {
             /// Every key, for tests.
-            pub const ALL: &'static [T] = &[$(T::$key,)*];
+            pub const ALL: &'static [$name] = &[$($name::$key,)*];
 
             pub fn get(self, lang: Lang) -> &'static str {
                 match lang {
-                    Lang::En => match self { $(T::$key => $en,)* },
-                    Lang::Ar => match self { $(T::$key => $ar,)* },
+                    Lang::En => match self { $($name::$key => $en,)* },
+                    Lang::Ar => match self { $($name::$key => $ar,)* },
                 }
             }
         }
@@ -192,6 +206,8 @@ macro_rules! texts {
 }
 
 texts! {
+/// A key of the string table.
+T {
     AppName => "XO Kiosk", "إكس أو كيوسك";
     OwnerCodeTitle => "Owner code", "رمز المالك";
     OwnerCodeHelp => "On your phone: sign in, open {1} and enter this code within {0} minutes. It works once.", "على هاتفك: سجّل الدخول وافتح {1} وأدخل هذا الرمز خلال {0} دقائق. يعمل مرة واحدة.";
@@ -702,6 +718,86 @@ texts! {
     ErrSettingsLanguage => "Choose English or Arabic.", "اختر الإنجليزية أو العربية.";
     ErrSettingsSsid => "The network name must be 1 to 32 bytes long.", "يجب أن يكون اسم الشبكة بين 1 و32 بايت.";
     ErrSettingsPassword => "The Wi-Fi password must be 8 to 63 plain letters, digits or symbols, or empty for an open network.", "يجب أن تكون كلمة مرور الشبكة من 8 إلى 63 حرفًا لاتينيًا أو رقمًا أو رمزًا، أو فارغة لشبكة مفتوحة.";
+    NavEvents => "Events", "الفعاليات";
+    EventsTitle => "Arena events", "فعاليات الساحة";
+    EventsNone => "No events yet.", "لا توجد فعاليات بعد.";
+    EventsPast => "Finished events", "الفعاليات المنتهية";
+    EventStartsIn => "Starts in {0}", "تبدأ بعد {0}";
+    EventLeft => "{0} left", "يتبقى {0}";
+    EventEnding => "Time is up: the last games finish", "انتهى الوقت: تُستكمل آخر المباريات";
+    EventCancelledTag => "Cancelled", "أُلغيت";
+    EventCasual => "Casual", "ودية";
+    EventPlayers => "{0} players", "اللاعبون: {0}";
+    EventMore => "and {0} more", "و{0} غيرهم";
+    EventScanToJoin => "Scan to join", "امسح للانضمام";
+    EventPlayingNow => "Playing now", "تُلعب الآن";
+    EventNoBoards => "No game right now.", "لا مباراة الآن.";
+    EventStandings => "Standings", "الترتيب";
+    EventNoStandings => "Nobody has joined yet.", "لم ينضم أحد بعد.";
+    EventPodium => "Podium", "منصة التتويج";
+    EventGames => "Games", "المباريات";
+    EventNoGames => "No game was played.", "لم تُلعب أي مباراة.";
+    EventColPlayer => "Player", "اللاعب";
+    EventColPoints => "Pts", "نقاط";
+    EventColGames => "Games", "مباريات";
+    EventStreak => "{0} wins in a row: the next win scores 4", "{0} انتصارات متتالية: الفوز التالي بأربع نقاط";
+    EventPoints => "{0} pts", "{0} نقطة";
+    EventJoin => "Join", "انضم";
+    EventPause => "Pause", "توقّف مؤقتًا";
+    EventResume => "Resume", "استأنف";
+    EventLeave => "Leave", "غادر";
+    EventSignInToJoin => "Sign in to join", "سجّل الدخول للانضمام";
+    EventYouWaiting => "You are in: waiting for an opponent…", "أنت مشارك: بانتظار خصم…";
+    EventYouPlaying => "You are playing.", "أنت تلعب الآن.";
+    EventYouPaused => "Paused: you are not paired until you resume.", "متوقّف مؤقتًا: لن تُقرن بخصم حتى تستأنف.";
+    EventYouAway => "Away: not paired while you are offline or in another room.", "غائب: لن تُقرن وأنت غير متصل أو في غرفة أخرى.";
+    EventYouLeft => "You left the event; your games still count.", "غادرت الفعالية؛ ما زالت مبارياتك تُحتسب.";
+    EventToGame => "Back to your game", "عُد إلى مباراتك";
+    EventPlayHere => "Play on the kiosk", "العب على الكشك";
+    EventBoardBack => "Back to the event", "عُد إلى الفعالية";
+    EventScoring => "Win 2, draw 1, from the third win in a row 4.", "الفوز 2، التعادل 1، ومن الفوز الثالث المتتالي 4.";
+    EventRank => "#", "#";
+    AnnPaired => "Paired with {0}: you are {1}", "قُرنت مع {0}: أنت {1}";
+    ErrUnknownEvent => "There is no such event.", "لا توجد فعالية كهذه.";
+    ErrNotInEvent => "You are not in this event.", "لست مشاركًا في هذه الفعالية.";
+    ErrEventOver => "This event is over.", "انتهت هذه الفعالية.";
+    ErrEventFull => "This event is full.", "هذه الفعالية ممتلئة.";
+    ErrEventGame => "In an event the next game is paired for you.", "في الفعالية تُقرن مباراتك التالية تلقائيًا.";
+}
+}
+
+texts! {
+/// A key of the owner pages' own strings, linked only into the owner's bundle (the players'
+/// download never carries them).
+OT {
+    Events => "Events", "الفعاليات";
+    EventsHelp => "Announce an arena night, cancel a scheduled one", "أعلن أمسية ساحة، أو ألغِ فعالية مجدولة";
+    New => "Announce an event", "أعلن فعالية";
+    Name => "Name (optional)", "الاسم (اختياري)";
+    Duration => "Duration in minutes ({0} to {1})", "المدة بالدقائق (من {0} إلى {1})";
+    Start => "Start", "البدء";
+    StartNow => "Now", "الآن";
+    StartLater => "Later today", "لاحقًا اليوم";
+    StartAt => "At", "في الساعة";
+    XoClock => "XO gives two minutes per move.", "في إكس أو دقيقتان لكل نقلة.";
+    Rated => "Rated: results change the players' ratings", "مصنّفة: تغيّر النتائج تصنيفات اللاعبين";
+    Create => "Announce", "أعلن";
+    Created => "{0} is announced.", "أُعلنت {0}.";
+    Scheduled => "Scheduled and running", "المجدولة والجارية";
+    None => "No event is scheduled or running.", "لا توجد فعالية مجدولة أو جارية.";
+    Cancel => "Cancel event", "ألغِ الفعالية";
+    CancelAsk => "Cancel {0}? Nobody can join it any more and the kiosk stops announcing it.", "أتلغي {0}؟ لن يتمكن أحد من الانضمام إليها وسيتوقف الكشك عن الإعلان عنها.";
+    CancelYes => "Cancel {0}", "ألغِ {0}";
+    Cancelled => "{0} was cancelled.", "أُلغيت {0}.";
+    Minutes => "{0} min", "{0} دقيقة";
+    StartsAt => "starts {0}", "تبدأ {0}";
+    ErrDuration => "The duration must be a whole number of minutes from {0} to {1}.", "يجب أن تكون المدة عددًا صحيحًا من الدقائق بين {0} و{1}.";
+    ErrStart => "Choose a time later today.", "اختر وقتًا لاحقًا اليوم.";
+    ErrClash => "Another event is scheduled or running then: one event at a time.", "هناك فعالية أخرى مجدولة أو جارية في ذلك الوقت: فعالية واحدة في كل مرة.";
+    ErrStarted => "That event has started: only a scheduled event can be cancelled.", "بدأت تلك الفعالية: لا تُلغى إلا فعالية لم تبدأ بعد.";
+    ErrName => "The name must be one line of at most 40 characters.", "يجب أن يكون الاسم سطرًا واحدًا من 40 حرفًا على الأكثر.";
+    ErrPerMove => "Choose 5, 10 or 30 seconds per move.", "اختر 5 أو 10 أو 30 ثانية لكل نقلة.";
+}
 }
 
 #[cfg(test)]
@@ -710,23 +806,33 @@ mod tests {
 
     #[test]
     fn every_key_has_both_languages_with_the_same_holes() {
-        for &key in T::ALL {
-            let (en, ar) = (key.get(Lang::En), key.get(Lang::Ar));
-            assert!(!en.trim().is_empty(), "{key:?} has no English");
-            assert!(!ar.trim().is_empty(), "{key:?} has no Arabic");
-            assert_eq!(holes(en), holes(ar), "{key:?} holes differ");
+        let owner = OT::ALL
+            .iter()
+            .map(|&k| (k.get(Lang::En), k.get(Lang::Ar), format!("{k:?}")));
+        let all = T::ALL
+            .iter()
+            .map(|&k| (k.get(Lang::En), k.get(Lang::Ar), format!("{k:?}")));
+        for (en, ar, key) in all.chain(owner) {
+            assert!(!en.trim().is_empty(), "{key} has no English");
+            assert!(!ar.trim().is_empty(), "{key} has no Arabic");
+            assert_eq!(holes(en), holes(ar), "{key} holes differ");
         }
     }
 
     #[test]
     fn arabic_strings_are_arabic() {
         let arabic = |s: &str| s.chars().any(|c| ('\u{0600}'..='\u{06FF}').contains(&c));
-        for &key in T::ALL {
-            let ar = key.get(Lang::Ar);
+        let owner = OT::ALL
+            .iter()
+            .map(|&k| (k.get(Lang::En), k.get(Lang::Ar), format!("{k:?}")));
+        let all = T::ALL
+            .iter()
+            .map(|&k| (k.get(Lang::En), k.get(Lang::Ar), format!("{k:?}")));
+        for (en, ar, key) in all.chain(owner) {
             // Symbols-only strings (an em dash, an arrow between numbers) need no translation.
-            let has_letters = key.get(Lang::En).chars().any(char::is_alphabetic);
+            let has_letters = en.chars().any(char::is_alphabetic);
             if has_letters {
-                assert!(arabic(ar), "{key:?} is not translated: {ar}");
+                assert!(arabic(ar), "{key} is not translated: {ar}");
             }
         }
         for cell in 0..9 {

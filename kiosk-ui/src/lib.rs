@@ -13,6 +13,7 @@
 //! - [`room_model`]: the rail, results, navbar controls, rating colours, ELO scenarios.
 //! - [`analysis`]: replay positions and the solved table's verdict per move (U10, U11).
 //! - [`credentials`]: A1's username and password rules.
+//! - [`event_model`]: arena events: clocks, standings deltas, the podium, the kiosk's pick.
 //!
 //! Browser glue (compiles everywhere, runs only in a browser):
 //! - [`ws`]: the WebSocket with hello, ids, keep-alive and reconnection.
@@ -37,6 +38,7 @@ pub mod components;
 pub mod create_form;
 pub mod credentials;
 pub mod dom;
+pub mod event_model;
 pub mod i18n;
 pub mod puzzle_model;
 pub mod room_model;

@@ -14,11 +14,13 @@ pub enum OwnerSection {
     Update,
     Health,
     Settings,
+    Events,
 }
 
 impl OwnerSection {
     /// Every page but the hub, in the hub's order.
-    pub const PAGES: [OwnerSection; 7] = [
+    pub const PAGES: [OwnerSection; 8] = [
+        OwnerSection::Events,
         OwnerSection::Players,
         OwnerSection::Rooms,
         OwnerSection::Seasons,
@@ -39,6 +41,7 @@ impl OwnerSection {
             OwnerSection::Update => "update",
             OwnerSection::Health => "health",
             OwnerSection::Settings => "settings",
+            OwnerSection::Events => "events",
         }
     }
 
@@ -126,6 +129,10 @@ pub enum Route {
     },
     SignIn,
     Rules,
+    /// The arena events: scheduled, running and finished (EV5).
+    Events,
+    /// One event: join, pause, leave; standings; the podium and every game (EV2, EV5, EV6).
+    Event(String),
     /// A finished game's replay with analysis (U10, U11).
     Replay(String),
     /// Owner mode (SPEC O1, O2): the hub (the claim form until the account is an owner) and
@@ -176,6 +183,8 @@ impl Route {
                 None => Route::NotFound(path.to_owned()),
             },
             ["game", id] if valid_segment(id) => Route::Replay((*id).to_owned()),
+            ["events"] => Route::Events,
+            ["events", id] if valid_segment(id) => Route::Event(decode(id)),
             _ => Route::NotFound(path.to_owned()),
         }
     }
@@ -200,6 +209,8 @@ impl Route {
             Route::Owner(OwnerSection::Hub) => "/owner".to_owned(),
             Route::Owner(section) => format!("/owner/{}", section.segment()),
             Route::Replay(id) => format!("/game/{id}"),
+            Route::Events => "/events".to_owned(),
+            Route::Event(id) => format!("/events/{}", encode(id)),
             Route::NotFound(path) => path.clone(),
         }
     }
@@ -325,6 +336,8 @@ mod tests {
                 season: 3,
             },
             Route::Replay("g1".into()),
+            Route::Events,
+            Route::Event("e12".into()),
             Route::Puzzles,
             Route::Puzzle {
                 what: PuzzleWhat::Daily(Game::Xo),

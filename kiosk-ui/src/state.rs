@@ -88,6 +88,11 @@ pub struct AppState {
     pub attract: bool,
     /// The puzzle attempt a puzzle screen shows (PZ2): the server's latest view of it.
     pub puzzle: Option<protocol::PuzzleView>,
+    /// The arena event an event screen shows (EV6), kept while its player is in its games.
+    pub event: Option<crate::event_model::LiveEvent>,
+    /// The last game an event paired this player into, with its event: its end leads back to
+    /// the event, not to a rematch (EV3).
+    pub event_room: Option<(String, String)>,
 }
 
 /// Applies a `lobby_update` to the page: rows replace the row with their id or join it, removed
@@ -136,6 +141,8 @@ impl Default for AppState {
             followed: None,
             attract: false,
             puzzle: None,
+            event: None,
+            event_room: None,
         }
     }
 }
@@ -266,8 +273,32 @@ impl AppState {
                 }
             }
             ServerMsg::Pong { .. } => {}
-            // Arena events have no screen yet.
-            ServerMsg::EventSnapshot { .. } | ServerMsg::EventUpdate(_) | ServerMsg::Paired(_) => {}
+            ServerMsg::EventSnapshot { event, .. } => {
+                self.event = Some(crate::event_model::LiveEvent {
+                    view: *event,
+                    received_ms: now_ms,
+                });
+            }
+            ServerMsg::EventUpdate(update) => {
+                if let Some(e) = self.event.as_mut() {
+                    e.apply(*update, now_ms);
+                }
+            }
+            ServerMsg::Paired(p) => {
+                // EV3: the server has made the new game this connection's room and sends its
+                // snapshot next; the game has started.
+                self.room = None;
+                self.hint = None;
+                self.notice = None;
+                self.attract = false;
+                self.route = Route::Room {
+                    id: p.room.clone(),
+                    kiosk: self.route.is_kiosk(),
+                };
+                self.followed = Some(p.room.clone());
+                self.event_room = Some((p.room, p.event));
+                self.announce(lang.f(T::AnnPaired, &[&p.opponent_name, mark(p.mark)]));
+            }
             ServerMsg::Puzzle { attempt, .. } => {
                 if matches!(self.route, Route::Puzzle { .. }) {
                     self.notice = None;
@@ -555,12 +586,11 @@ pub fn error_text(code: ErrorCode) -> Option<T> {
         ErrorCode::UnknownPuzzle => T::ErrUnknownPuzzle,
         ErrorCode::UnknownAttempt => T::ErrUnknownAttempt,
         ErrorCode::NoStreak => T::ErrNoStreak,
-        // Arena events have no screen yet: the server's English message is shown.
-        ErrorCode::UnknownEvent
-        | ErrorCode::NotInEvent
-        | ErrorCode::EventOver
-        | ErrorCode::EventFull
-        | ErrorCode::EventGame => return None,
+        ErrorCode::UnknownEvent => T::ErrUnknownEvent,
+        ErrorCode::NotInEvent => T::ErrNotInEvent,
+        ErrorCode::EventOver => T::ErrEventOver,
+        ErrorCode::EventFull => T::ErrEventFull,
+        ErrorCode::EventGame => T::ErrEventGame,
     })
 }
 
@@ -780,6 +810,78 @@ mod tests {
             let state = state.next(Action::Navigate(Route::Home));
             assert_eq!(state.followed, None);
         }
+    }
+
+    #[test]
+    fn an_event_is_watched_updated_and_pairs_the_phone_into_its_game() {
+        use protocol::event::{EventPhase, EventRow, EventUpdate, EventView, Paired};
+        let view = EventView {
+            event: "e1".into(),
+            name: "XO night".into(),
+            game: engine::Game::Xo,
+            rated: true,
+            per_move_ms: 120_000,
+            phase: EventPhase::Running,
+            starts_in_ms: 0,
+            ends_in_ms: 600_000,
+            duration_ms: 600_000,
+            players: 0,
+            standings: vec![],
+            boards: vec![],
+            podium: vec![],
+            you: None,
+        };
+        let state = AppState::default()
+            .next(Action::Navigate(Route::Event("e1".into())))
+            .next(server(ServerMsg::EventSnapshot {
+                id: None,
+                event: Box::new(view),
+            }));
+        let row = EventRow {
+            user: 7,
+            name: "pia".into(),
+            rank: 1,
+            points: 2,
+            performance: None,
+            games: 1,
+            wins: 1,
+            draws: 0,
+            losses: 0,
+            streak: 1,
+        };
+        let state = state.next(server(ServerMsg::EventUpdate(Box::new(EventUpdate {
+            event: "e1".into(),
+            phase: EventPhase::Running,
+            ends_in_ms: 500_000,
+            players: 1,
+            standings: Some(protocol::event::StandingsDelta {
+                removed: vec![],
+                rows: vec![row],
+            }),
+            boards: None,
+            podium: None,
+            you: None,
+        }))));
+        let live = state.event.clone().expect("the event");
+        assert_eq!(live.view.standings.len(), 1);
+        assert_eq!(live.view.players, 1);
+        let state = state.next(server(ServerMsg::Paired(Paired {
+            event: "e1".into(),
+            room: "r5".into(),
+            mark: Mark::O,
+            opponent: 3,
+            opponent_name: "omar".into(),
+        })));
+        assert_eq!(
+            state.route,
+            Route::Room {
+                id: "r5".into(),
+                kiosk: false
+            }
+        );
+        assert_eq!(state.followed.as_deref(), Some("r5"));
+        assert_eq!(state.event_room, Some(("r5".into(), "e1".into())));
+        assert_eq!(state.announcement.text, "Paired with omar: you are O");
     }
 
     #[test]

@@ -67,6 +67,8 @@ pub fn main_page(route: &Route) -> Option<Html> {
         Route::SignIn => html! { <SignIn /> },
         Route::Rules => html! { <Rules /> },
         Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
+        Route::Events => html! { <super::event::EventsPage /> },
+        Route::Event(id) => html! { <super::event::EventPage id={id.clone()} /> },
         Route::ArchivedLeaderboard { game, season } => {
             html! { <LeaderboardPage game={*game} season={Some(*season)} /> }
         }
@@ -89,6 +91,7 @@ pub fn owner_page(route: &Route) -> Option<Html> {
         OwnerSection::Update => html! { <owner_update::OwnerUpdatePage /> },
         OwnerSection::Health => html! { <owner_update::OwnerHealthPage /> },
         OwnerSection::Settings => html! { <super::owner_settings::OwnerSettings /> },
+        OwnerSection::Events => html! { <super::owner_events::OwnerEventsPage /> },
     })
 }
 

@@ -28,7 +28,7 @@ pub struct CreateRoomProps {
 }
 
 /// A labelled group of radio buttons.
-fn choice<V: Copy + PartialEq + 'static>(
+pub fn choice<V: Copy + PartialEq + 'static>(
     prefix: &str,
     name: &str,
     legend: &str,

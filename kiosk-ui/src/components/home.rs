@@ -24,6 +24,7 @@ pub fn Home() -> Html {
         <>
             <Navbar />
             <main id="main" class="page home">
+                <super::event::LobbyEvent />
                 <section class="lobby" aria-labelledby="lobby-title">
                     <h2 id="lobby-title">{ ctx.t(T::LobbyTitle) }</h2>
                     <LobbyList rooms={ctx.state.lobby.clone()} total={ctx.state.lobby_total} />
@@ -33,6 +34,7 @@ pub fn Home() -> Html {
                     <CreateRoomBox prefix="create" />
                 </section>
                 <nav class="more" aria-label={ctx.t(T::LinksTitle)}>
+                    <Link to={Route::Events}>{ ctx.t(T::NavEvents) }</Link>
                     <Link to={Route::Puzzles}>{ ctx.t(T::NavPuzzles) }</Link>
                     <Link to={Route::Leaderboard(engine::Game::Xo)}>{ ctx.t(T::NavLeaderboard) }</Link>
                     <Link to={Route::Rules}>{ ctx.t(T::NavRules) }</Link>

@@ -24,6 +24,8 @@ pub enum Icon {
     Slip,
     /// What a list's symbols mean: a question mark in a circle.
     Help,
+    /// A win streak in an arena event (the next win scores 4).
+    Fire,
 }
 
 /// The SVG of `icon`, sized to the text around it, hidden from screen readers (the control
@@ -62,6 +64,10 @@ pub fn icon(icon: Icon) -> Html {
                     <circle class="solid" cx="12" cy="18.2" r="1.5" />
                 </>
             },
+        ),
+        Icon::Fire => (
+            "icon fire",
+            html! { <path class="solid" d="M12 1C13 6 19 8 19 15A7 7 0 0 1 5 15C5 11 8 9 9 6C10 9 11 10 12.5 10C12 7 11 4 12 1Z" /> },
         ),
     };
     html! {

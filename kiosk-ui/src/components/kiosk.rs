@@ -66,6 +66,35 @@ enum Open {
 #[component]
 pub fn Kiosk() -> Html {
     let ctx = use_ctx();
+    // EV6: while an event is on, the home is its board; "Play on the kiosk" shows the home's
+    // own controls until the kiosk is left alone again.
+    let board = super::event::use_board_event();
+    let play_here = use_state(|| false);
+    {
+        let play_here = play_here.clone();
+        use_effect_with(ctx.state.attract, move |attract| {
+            if *attract {
+                play_here.set(false);
+            }
+        });
+    }
+    if let Some(id) = board.filter(|_| !*play_here) {
+        let on_play = {
+            let (play_here, ctx) = (play_here.clone(), ctx.clone());
+            Callback::from(move |_| {
+                ctx.dispatch(Action::Attract(false));
+                play_here.set(true);
+            })
+        };
+        return html! { <super::event::EventBoard id={AttrValue::from(id)} {on_play} /> };
+    }
+    html! { <KioskHome /> }
+}
+
+/// The kiosk's own home: the play choices, the QR code, the live rooms.
+#[component]
+fn KioskHome() -> Html {
+    let ctx = use_ctx();
     let open = use_state(|| Open::Bot);
     let lang = ctx.lang();
     let two = ctx.state.wifi.is_some() && ctx.state.public_url.is_some();

@@ -4,14 +4,15 @@
 //! refusals are shown in words ([`error_text`]).
 //!
 //! The pages: [`super::owner_players`], [`super::owner_rooms`], [`super::owner_seasons`],
-//! [`super::owner_backup`], [`super::owner_update`] (update and health) and the settings page.
+//! [`super::owner_backup`], [`super::owner_update`] (update and health), the settings page
+//! and [`super::owner_events`].
 
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::api::{self, ApiError, ApiErrorCode};
 use crate::credentials::api_error_text;
-use crate::i18n::{Lang, T};
+use crate::i18n::{Lang, OT, T};
 use crate::route::{OwnerSection, Route};
 
 use super::context::use_ctx;
@@ -155,8 +156,9 @@ pub struct OwnerShellProps {
 }
 
 /// The title of an owner page.
-pub fn section_title(section: OwnerSection) -> T {
-    match section {
+pub fn section_title(lang: Lang, section: OwnerSection) -> &'static str {
+    lang.t(match section {
+        OwnerSection::Events => return lang.to(OT::Events),
         OwnerSection::Hub => T::OwnerTitle,
         OwnerSection::Players => T::OwnerPlayers,
         OwnerSection::Rooms => T::OwnerRooms,
@@ -165,11 +167,12 @@ pub fn section_title(section: OwnerSection) -> T {
         OwnerSection::Update => T::OwnerUpdate,
         OwnerSection::Health => T::OwnerHealth,
         OwnerSection::Settings => T::OwnerSettings,
-    }
+    })
 }
 
-fn section_help(section: OwnerSection) -> T {
-    match section {
+fn section_help(lang: Lang, section: OwnerSection) -> &'static str {
+    lang.t(match section {
+        OwnerSection::Events => return lang.to(OT::EventsHelp),
         OwnerSection::Hub => T::OwnerHubHelp,
         OwnerSection::Players => T::OwnerPlayersHelp,
         OwnerSection::Rooms => T::OwnerRoomsHelp,
@@ -178,7 +181,7 @@ fn section_help(section: OwnerSection) -> T {
         OwnerSection::Update => T::OwnerUpdateHelp,
         OwnerSection::Health => T::OwnerHealthHelp,
         OwnerSection::Settings => T::OwnerSettingsHelp,
-    }
+    })
 }
 
 /// Every owner page: the navbar with the page's title, a way back to the hub, and the page
@@ -230,7 +233,7 @@ pub fn OwnerShell(props: &OwnerShellProps) -> Html {
     });
     html! {
         <>
-            <Navbar title={AttrValue::from(ctx.t(section_title(props.section)))} />
+            <Navbar title={AttrValue::from(section_title(ctx.lang(), props.section))} />
             <main id="main" class={classes!("page", "narrow", "owner", format!("owner-{}", props.section.segment()))}>
                 { for back }
                 { body }
@@ -325,8 +328,8 @@ fn OwnerHub() -> Html {
         html! {
             <li>
                 <Link to={Route::Owner(section)} class="owner-section" >
-                    <strong>{ ctx.t(section_title(section)) }</strong>
-                    <span class="note">{ ctx.t(section_help(section)) }</span>
+                    <strong>{ section_title(ctx.lang(), section) }</strong>
+                    <span class="note">{ section_help(ctx.lang(), section) }</span>
                 </Link>
             </li>
         }

@@ -413,6 +413,19 @@ pub fn again_button(ctx: &Ctx, room: &RoomView, in_banner: bool) -> Option<Html>
     if !finished || !room_model::is_player(room) {
         return None;
     }
+    // An event's game: the event pairs the next one (EV3); its page is the way on.
+    if let Some((_, event)) = ctx.state.event_room.as_ref().filter(|(r, _)| *r == room.id) {
+        let id = if in_banner {
+            "result-event"
+        } else {
+            "back-to-event"
+        };
+        return Some(html! {
+            <super::link::Link to={crate::route::Route::Event(event.clone())} class="button-link primary again">
+                <span {id}>{ ctx.t(T::EventBoardBack) }</span>
+            </super::link::Link>
+        });
+    }
     if casual(room) {
         let id = if in_banner {
             "result-play-again"

@@ -10,6 +10,7 @@ mod attract_browser;
 mod browser;
 mod console_browser;
 mod csp_browser;
+mod event_browser;
 mod games;
 mod kiosk_rules;
 mod layout;
