@@ -147,6 +147,8 @@ mod tests {
             last: Some(PuzzleStep::Right { cell: 8, reply: 1 }),
             distance: None,
             rated: false,
+            player_rating: None,
+            rating_change: None,
             streak: None,
             solved_today: Some(0),
         }

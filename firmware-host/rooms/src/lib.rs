@@ -172,5 +172,8 @@ pub mod wire_oracle;
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubStats};
-pub use persistence::{Account, Identity, Persistence, StoreError, StoreFuture};
+pub use persistence::{
+    Account, Identity, Persistence, PuzzleRecorded, PuzzleResult, PuzzleStanding, StoreError,
+    StoreFuture,
+};
 pub use refusal::Refusal;
