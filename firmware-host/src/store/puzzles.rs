@@ -513,3 +513,124 @@ pub(super) fn forget(txn: &WriteTransaction, user: UserId) -> Result<(), StoreEr
         .map_err(store_err)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use engine::Game;
+    use rooms::{Persistence, PuzzleResult};
+    use tables::puzzle::Puzzle;
+
+    use crate::store::Store;
+
+    fn first(game: Game) -> &'static Puzzle {
+        &tables::puzzle::puzzles(game)[0]
+    }
+
+    fn solved(user: u64, p: &'static Puzzle, streak: Option<u32>) -> PuzzleResult {
+        let mut a = tables::puzzle::Attempt::new(p);
+        while !a.is_over() {
+            let cell = if a.played().is_empty() {
+                p.solution()
+            } else {
+                tables::table(p.game())
+                    .best_moves(&a.position())
+                    .expect("in the table")[0]
+            };
+            a.play(cell).expect("a right move");
+        }
+        PuzzleResult {
+            user,
+            puzzle: p.id().0,
+            played: a.played().to_vec(),
+            solved: true,
+            rated: true,
+            streak,
+            ended_ms: 1,
+        }
+    }
+
+    /// A result whose moves do not end as it says, or of nobody, is refused with nothing
+    /// written; a removed account takes its puzzles along, the puzzle keeps its rating.
+    #[tokio::test]
+    async fn bad_results_are_refused_and_a_removed_account_forgets_its_puzzles() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open_blocking(dir.path()).expect("store");
+        let user = store
+            .register("ana", "hash", [1; 32], 0, u64::MAX)
+            .await
+            .expect("register");
+        let p = first(Game::Xo);
+        let mut lie = solved(user, p, None);
+        lie.solved = false;
+        assert!(store.record_puzzle(&lie).await.is_err(), "moves that solve");
+        let mut cut = solved(user, p, None);
+        cut.played.pop();
+        assert!(
+            store.record_puzzle(&cut).await.is_err(),
+            "an attempt not over"
+        );
+        assert!(
+            store
+                .record_puzzle(&solved(user + 9, p, None))
+                .await
+                .is_err(),
+            "nobody"
+        );
+        let (stats, recent) = store.puzzle_profile_blocking(user, 20).expect("read");
+        assert_eq!((stats[0].tried, recent.len()), (0, 0), "nothing written");
+
+        let recorded = store
+            .record_puzzle(&solved(user, p, Some(3)))
+            .await
+            .expect("stored");
+        let change = recorded.change.expect("a first attempt is rated");
+        assert_eq!(recorded.rating, change.player.after);
+        let leaders = store.streak_leaders_blocking(Game::Xo, 10).expect("read");
+        assert_eq!(leaders.len(), 1);
+        assert_eq!(
+            (leaders[0].best_streak, leaders[0].name.as_str()),
+            (3, "ana")
+        );
+
+        store.delete_account(user).await.expect("removed");
+        let (stats, recent) = store.puzzle_profile_blocking(user, 20).expect("read");
+        assert_eq!(stats, [protocol::http::PuzzleStats::default(); 2]);
+        assert!(recent.is_empty());
+        assert!(
+            store
+                .streak_leaders_blocking(Game::Xo, 10)
+                .expect("read")
+                .is_empty()
+        );
+        let standing = store
+            .puzzle_standing_blocking(None, p.id().0)
+            .expect("read");
+        assert_eq!(
+            standing.puzzle, change.puzzle.after,
+            "the puzzle keeps its rating"
+        );
+    }
+
+    /// Only the newest attempts of a player are kept.
+    #[tokio::test]
+    async fn a_player_keeps_the_newest_attempts() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = Store::open_blocking(dir.path()).expect("store");
+        let user = store
+            .register("ben", "hash", [2; 32], 0, u64::MAX)
+            .await
+            .expect("register");
+        let p = first(Game::Infinite);
+        for _ in 0..super::PUZZLE_ATTEMPTS_KEPT + 3 {
+            store
+                .record_puzzle(&solved(user, p, None))
+                .await
+                .expect("stored");
+        }
+        let (stats, recent) = store.puzzle_profile_blocking(user, 100).expect("read");
+        assert_eq!(recent.len(), super::PUZZLE_ATTEMPTS_KEPT);
+        assert_eq!((stats[1].tried, stats[1].solved), (1, 1), "one rated");
+        assert!(recent.windows(2).all(|w| w[0].id > w[1].id), "newest first");
+        assert!(recent[..recent.len() - 1].iter().all(|a| !a.rated));
+    }
+}
