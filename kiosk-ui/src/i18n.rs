@@ -670,9 +670,10 @@ texts! {
     PuzzlesNone => "No puzzles right now.", "لا توجد ألغاز الآن.";
     YourPuzzleRating => "Your rating {0}", "تصنيفك {0}";
     PuzzleUnrated => "Unrated: not your first try", "غير مصنّف: ليست محاولتك الأولى";
-    PuzzlesSolvedOf => "{0} solved of {1}", "{0} محلولة من {1}";
+    PuzzlesSolvedOf => "{0} of {1}", "{0} من {1}";
     BestStreak => "Best streak", "أفضل سلسلة";
     PuzzlesSolved => "Solved", "محلولة";
+    PuzzlesSolvedTried => "Solved / tried", "محلولة / مجرّبة";
     RecentPuzzles => "Recent puzzles", "آخر الألغاز";
     NoPuzzlesYet => "No puzzles yet.", "لا ألغاز بعد.";
     PuzzleMissed => "Missed", "أخطأ";

@@ -56,8 +56,8 @@ fn ladder(lang: Lang, game: Game, l: &LadderView) -> Html {
     }
 }
 
-/// The player's puzzles: per game the puzzle rating, solved of tried and the best streak
-/// (linking to that game's streak board), then the recent attempts, each opening its replay.
+/// The player's puzzles: per game the puzzle rating, solved of tried and the best streak,
+/// a link to the streak boards, then the recent attempts, each opening its replay.
 fn puzzles(lang: Lang, p: &Profile) -> Html {
     let games = Game::ALL.iter().map(|&game| {
         let s = p.puzzles.get(game);
@@ -66,8 +66,8 @@ fn puzzles(lang: Lang, p: &Profile) -> Html {
                 <h3>{ lang.game(game) }</h3>
                 <p class="big-rating">{ lang.f(T::RatingValue, &[&lang.num(s.rating)]) }</p>
                 <dl class="stats">
-                    <dt>{ lang.t(T::PuzzlesSolved) }</dt><dd>{ lang.f(T::PuzzlesSolvedOf, &[&lang.num(s.solved), &lang.num(s.tried)]) }</dd>
-                    <dt><Link to={Route::Streaks(game)}>{ lang.t(T::BestStreak) }</Link></dt><dd>{ lang.num(s.best_streak) }</dd>
+                    <dt>{ lang.t(T::PuzzlesSolvedTried) }</dt><dd>{ lang.f(T::PuzzlesSolvedOf, &[&lang.num(s.solved), &lang.num(s.tried)]) }</dd>
+                    <dt>{ lang.t(T::BestStreak) }</dt><dd>{ lang.num(s.best_streak) }</dd>
                 </dl>
             </section>
         }
@@ -96,6 +96,7 @@ fn puzzles(lang: Lang, p: &Profile) -> Html {
         <section class="panel" id="profile-puzzles">
             <h2>{ lang.t(T::NavPuzzles) }</h2>
             <div class="ladders">{ for games }</div>
+            <p><Link to={Route::Streaks(Game::Xo)} class="text-link">{ lang.t(T::StreakBoardTitle) }</Link></p>
             <h3>{ lang.t(T::RecentPuzzles) }</h3>
             if p.recent_puzzles.is_empty() {
                 <p class="note">{ lang.t(T::NoPuzzlesYet) }</p>

@@ -11,7 +11,7 @@ use serde_json::Value;
 use xo_client::Client as Ws;
 use xo_tests::webdriver::{Client, Locator};
 use xo_tests::{
-    Driver, Server, check_layout_matrix, click, eventually, open_live, report, run_sessions,
+    Driver, Server, check_layout_matrix, click, eventually, js, open_live, report, run_sessions,
     save_screenshot, set_lang, wait_path_is, wait_text,
 };
 
@@ -86,6 +86,17 @@ async fn puzzle_panel(c: &Client, game: &str) -> Result<String, Failure> {
     .map_err(Into::into)
 }
 
+/// Scrolls the profile's puzzles to the top of the window, for the screenshot.
+async fn show_puzzles(c: &Client) -> Result<(), Failure> {
+    let top = "const p = document.querySelector('#profile-puzzles'); \
+               window.scrollTo(0, p.getBoundingClientRect().top + window.scrollY - 70); \
+               return [window.scrollY, document.scrollingElement.scrollHeight, window.innerHeight, getComputedStyle(document.body).overflowY, getComputedStyle(document.querySelector('#main')).overflowY, document.querySelector('#main').scrollHeight];";
+    let scrolled = js(c, top).await?;
+    eprintln!("profile scrolled to {scrolled}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    Ok(())
+}
+
 #[tokio::test]
 #[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
 async fn the_profile_shows_puzzle_ratings_and_replays_and_the_streak_board_ranks_streaks() {
@@ -119,7 +130,7 @@ async fn the_profile_shows_puzzle_ratings_and_replays_and_the_streak_board_ranks
             let text = puzzle_panel(c, "xo").await?;
             for want in [
                 format!("Rating {}", xo["rating"]),
-                format!("{} solved of {}", xo["solved"], xo["tried"]),
+                format!("{} of {}", xo["solved"], xo["tried"]),
                 "Best streak".to_owned(),
             ] {
                 assert!(text.contains(&want), "{text:?} should say {want:?}");
@@ -129,6 +140,7 @@ async fn the_profile_shows_puzzle_ratings_and_replays_and_the_streak_board_ranks
             wait_text(c, "#recent-puzzles li:first-child", "Missed").await?;
             let rows = c.find_all(Locator::Css("#recent-puzzles li")).await?.len();
             assert_eq!(rows, 4, "the daily, two streak puzzles and the miss");
+            show_puzzles(c).await?;
             save_screenshot(c, "profile-puzzles-en").await;
 
             // The oldest attempt, the rated daily solve, replays from the puzzle's position.
@@ -195,6 +207,7 @@ async fn the_profile_shows_puzzle_ratings_and_replays_and_the_streak_board_ranks
             wait_text(c, "#profile-puzzles h2", "الألغاز").await?;
             let text = puzzle_panel(c, "xo").await?;
             assert!(text.contains("أفضل سلسلة"), "{text}");
+            show_puzzles(c).await?;
             save_screenshot(c, "profile-puzzles-ar").await;
             click(
                 c,
