@@ -23,7 +23,7 @@ use hyper::header::{
 use hyper::{Method, Request, Response, StatusCode};
 use protocol::http::{
     DailyPuzzle, DailyPuzzles, GameView, LadderView, LeaderRow, Leaderboard, PerGame, Profile,
-    ProfileSeason, SeasonSummary, Seasons, ServerConfig,
+    ProfileSeason, SeasonSummary, Seasons, ServerConfig, StreakBoard, StreakRow,
 };
 use protocol::puzzle::PuzzleKind;
 use rooms::StoreError;
@@ -36,7 +36,7 @@ use crate::assets;
 use crate::connections::ConnectionSlot;
 use crate::cross_site;
 use crate::handler::{ApiResult, blocking};
-use crate::store::LadderStats;
+use crate::store::{LadderStats, PUZZLE_ATTEMPTS_KEPT};
 
 /// Recent games shown on a profile.
 const RECENT_GAMES: usize = 20;
@@ -193,7 +193,11 @@ async fn route(
         }
         ["puzzles", "daily"] => {
             get(is_get)?;
-            Ok(daily_puzzles())
+            Ok(daily_puzzles(app))
+        }
+        ["puzzles", "streaks"] => {
+            get(is_get)?;
+            streaks(app, req.uri().query()).await
         }
         ["events"] => {
             get(is_get)?;
@@ -259,9 +263,9 @@ fn config(app: &Arc<App>) -> Response<Body> {
 
 /// `GET /api/puzzles/daily`: each game's puzzle of the server's UTC day (PZ4) and how many
 /// solved it today, for the kiosk's home.
-fn daily_puzzles() -> Response<Body> {
+fn daily_puzzles(app: &Arc<App>) -> Response<Body> {
     let day = rooms::puzzles::today();
-    let solves = rooms::puzzles::DailySolves::global();
+    let solves = app.hub.daily_solves();
     let puzzles = [Game::Xo, Game::Infinite]
         .into_iter()
         .map(|game| {
@@ -311,6 +315,7 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
             return Ok(None);
         };
         let games = store.recent_games_blocking(id, RECENT_GAMES)?;
+        let puzzles = store.puzzle_profile_blocking(id, PUZZLE_ATTEMPTS_KEPT)?;
         let seasons: Vec<ProfileSeason> = played
             .into_iter()
             .map(|s| ProfileSeason {
@@ -328,10 +333,10 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
             .collect();
         let events =
             crate::event_runner::profile_events_blocking(&store, id, crate::clock::now_ms())?;
-        Ok(Some((id, user, games, seasons, events)))
+        Ok(Some((id, user, games, seasons, puzzles, events)))
     })
     .await??;
-    let Some((id, user, games, seasons, events)) = found else {
+    let Some((id, user, games, seasons, ([xo, infinite], recent_puzzles), events)) = found else {
         return Err(ApiError::UnknownUser(name.to_owned()));
     };
     Ok(json(
@@ -355,8 +360,39 @@ async fn profile(app: &Arc<App>, name: &str) -> ApiResult {
                 .collect(),
             seasons,
             events,
+            puzzles: PerGame { xo, infinite },
+            recent_puzzles,
         },
     ))
+}
+
+/// The `game` query parameter, which must be there.
+fn game_param(query: Option<&str>) -> Result<Game, ApiError> {
+    match query_param(query, "game") {
+        None => Err(ApiError::BadGame(None)),
+        Some(value) => value
+            .parse()
+            .map_err(|_| ApiError::BadGame(Some(value.to_owned()))),
+    }
+}
+
+/// `GET /api/puzzles/streaks?game=…`: the streak leaderboard of one game (PZ5).
+async fn streaks(app: &Arc<App>, query: Option<&str>) -> ApiResult {
+    let game = game_param(query)?;
+    let store = app.store.clone();
+    let rows = blocking(move || store.streak_leaders_blocking(game, LEADERBOARD_ROWS)).await??;
+    let players = rows
+        .into_iter()
+        .zip(1..)
+        .map(|(row, rank)| StreakRow {
+            rank,
+            id: row.user,
+            username: row.name,
+            best_streak: row.best_streak,
+            rating: row.rating,
+        })
+        .collect();
+    Ok(json(StatusCode::OK, &StreakBoard { game, players }))
 }
 
 fn query_param<'q>(query: Option<&'q str>, name: &str) -> Option<&'q str> {
@@ -368,12 +404,7 @@ fn query_param<'q>(query: Option<&'q str>, name: &str) -> Option<&'q str> {
 }
 
 async fn leaderboard(app: &Arc<App>, query: Option<&str>) -> ApiResult {
-    let game: Game = match query_param(query, "game") {
-        None => return Err(ApiError::BadGame(None)),
-        Some(value) => value
-            .parse()
-            .map_err(|_| ApiError::BadGame(Some(value.to_owned())))?,
-    };
+    let game = game_param(query)?;
     let asked: Option<u64> = match query_param(query, "season") {
         None => None,
         Some(value) => Some(

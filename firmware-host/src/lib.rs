@@ -34,6 +34,8 @@
 //!     `store/seasons.rs`; reset codes: `store/reset_codes.rs`; settings:
 //!     `store/settings.rs`; O3 backup and restore: `store/backup.rs`.
 //!   - O4 data of every earlier version opens: `store/schema.rs` (and `tests/fixtures/`).
+//!   - PZ3 a rated puzzle attempt with both ratings in one transaction, first attempts
+//!     only; PZ5 best streaks; PZ4 daily solve counts: `store/puzzles.rs`.
 //! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
 //! - [`assets`]: the UI files embedded at build time.
 //! - [`display`]: the optional status display thread (P5).

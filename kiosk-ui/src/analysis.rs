@@ -4,7 +4,7 @@
 //! The table knows positions only, never the repetition history, so a verdict is what
 //! perfect play from that position gives (T1).
 
-use engine::{Cell, Game, GameRecord, Mark, Position, Status};
+use engine::{Cell, GameRecord, Mark, Position, Status};
 use tables::Verdict;
 
 use crate::i18n::{Lang, T};
@@ -108,9 +108,10 @@ fn outlook_for_mover(child: &Position) -> Outlook {
     }
 }
 
-/// Analyses every move of a game; stops at the first illegal move (a corrupt record).
-pub fn analyse(game: Game, moves: &[Cell]) -> Vec<MoveAnalysis> {
-    let mut record = GameRecord::new(game);
+/// Analyses every move of a game from `start` (the empty board, or a puzzle's position);
+/// stops at the first illegal move (a corrupt record).
+pub fn analyse(start: Position, moves: &[Cell]) -> Vec<MoveAnalysis> {
+    let mut record = GameRecord::starting_at(start);
     let mut out = Vec::with_capacity(moves.len());
     for (i, &cell) in moves.iter().enumerate() {
         let before_pos = record.position();
@@ -142,9 +143,9 @@ pub fn analyse(game: Game, moves: &[Cell]) -> Vec<MoveAnalysis> {
     out
 }
 
-/// The positions of a game from the start, one per ply (U10: vanished marks as they were).
-pub fn positions(game: Game, moves: &[Cell]) -> Vec<Position> {
-    let mut record = GameRecord::new(game);
+/// The positions of a game from `start`, one per ply (U10: vanished marks as they were).
+pub fn positions(start: Position, moves: &[Cell]) -> Vec<Position> {
+    let mut record = GameRecord::starting_at(start);
     for &cell in moves {
         if record.play(cell).is_err() {
             break;
@@ -156,11 +157,12 @@ pub fn positions(game: Game, moves: &[Cell]) -> Vec<Position> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::Game;
 
     #[test]
     fn opening_xo_keeps_the_draw_and_a_missed_block_throws_it_away() {
         // X centre, O corner (draw kept), X top centre, O misses the block at bottom centre.
-        let a = analyse(Game::Xo, &[4, 0, 1, 2]);
+        let a = analyse(Position::start(Game::Xo), &[4, 0, 1, 2]);
         assert_eq!(a[0].before, Outlook::Draw);
         assert_eq!(a[0].after, Outlook::Draw);
         assert_eq!(a[0].slipped(), None);
@@ -173,20 +175,23 @@ mod tests {
     #[test]
     fn a_winning_move_is_won_and_a_missed_win_slips() {
         // X: 0, 1 with O: 3, 4; X to move wins at 2.
-        let win = analyse(Game::Xo, &[0, 3, 1, 4, 2]);
+        let win = analyse(Position::start(Game::Xo), &[0, 3, 1, 4, 2]);
         assert_eq!(win[4].before, Outlook::Win(1));
         assert_eq!(win[4].after, Outlook::Won);
-        let missed = analyse(Game::Xo, &[0, 3, 1, 4, 8]);
+        let missed = analyse(Position::start(Game::Xo), &[0, 3, 1, 4, 8]);
         assert_eq!(missed[4].slipped(), Some(T::WinSlipped));
     }
 
     #[test]
     fn infinite_moves_report_the_vanished_mark() {
-        let a = analyse(Game::Infinite, &[0, 3, 1, 5, 4, 8, 7]);
+        let a = analyse(Position::start(Game::Infinite), &[0, 3, 1, 5, 4, 8, 7]);
         assert_eq!(a[6].removed, Some(0));
         assert_eq!(a[6].after, Outlook::Won);
         assert_eq!(a[5].removed, None);
-        assert_eq!(positions(Game::Infinite, &[0, 3, 1, 5, 4, 8, 7]).len(), 8);
+        assert_eq!(
+            positions(Position::start(Game::Infinite), &[0, 3, 1, 5, 4, 8, 7]).len(),
+            8
+        );
     }
 
     #[test]
@@ -197,7 +202,7 @@ mod tests {
         for _ in 0..2 {
             moves.extend([6, 8, 0, 2, 1, 3, 5, 7]);
         }
-        let a = analyse(Game::Infinite, &moves);
+        let a = analyse(Position::start(Game::Infinite), &moves);
         assert_eq!(a.len(), moves.len(), "every move is legal");
         let last = a.last().expect("moves");
         assert_eq!(last.after, Outlook::Repeated);

@@ -309,6 +309,10 @@ pub async fn profile(name: &str) -> Result<Profile, ApiError> {
 }
 
 /// A ladder: the season being played, or archived season `season` as it ended.
+pub async fn streaks(game: engine::Game) -> Result<protocol::http::StreakBoard, ApiError> {
+    get(&format!("/api/puzzles/streaks?game={}", game.as_str())).await
+}
+
 pub async fn leaderboard(game: engine::Game, season: Option<u64>) -> Result<Leaderboard, ApiError> {
     match season {
         None => get(&format!("/api/leaderboard?game={}", game.as_str())).await,

@@ -684,6 +684,17 @@ T {
     StartAgain => "Start again", "ابدأ من جديد";
     Retry => "Retry", "أعد المحاولة";
     PuzzlesNone => "No puzzles right now.", "لا توجد ألغاز الآن.";
+    YourPuzzleRating => "Your rating {0}", "تصنيفك {0}";
+    PuzzleUnrated => "Unrated: not your first try", "غير مصنّف: ليست محاولتك الأولى";
+    PuzzlesSolvedOf => "{0} of {1}", "{0} من {1}";
+    BestStreak => "Best streak", "أفضل سلسلة";
+    PuzzlesSolved => "Solved", "محلولة";
+    PuzzlesSolvedTried => "Solved / tried", "محلولة / مجرّبة";
+    RecentPuzzles => "Recent puzzles", "آخر الألغاز";
+    NoPuzzlesYet => "No puzzles yet.", "لا ألغاز بعد.";
+    PuzzleMissed => "Missed", "أخطأ";
+    StreakBoardTitle => "Puzzle streaks", "سلاسل الألغاز";
+    NoStreaks => "No streaks yet.", "لا سلاسل بعد.";
     ErrNoSuchCell => "There is no such cell.", "لا توجد خانة كهذه.";
     ErrOfferPending => "A draw offer is already pending.", "هناك عرض تعادل معلّق بالفعل.";
     ErrOfferLimit => "One draw offer per turn.", "عرض تعادل واحد في كل دور.";

@@ -4,20 +4,14 @@
 
 use engine::{Cell, Position, Setup};
 use protocol::PuzzleView;
-use protocol::puzzle::{MoveVerdict, PuzzleKind, PuzzleStep};
+use protocol::puzzle::{MoveVerdict, PuzzleBoard, PuzzleKind, PuzzleStep};
 
 use crate::i18n::{Lang, T, mark};
 
 /// The attempt's positions: its start, then the position after each ply of `moves`. The
 /// server only sends legal plies; a ply the engine refused would end the list there.
 pub fn positions(view: &PuzzleView) -> Vec<Position> {
-    let setup = Setup {
-        game: view.game,
-        x: view.start.x.clone(),
-        o: view.start.o.clone(),
-        turn: view.start.turn,
-    };
-    let Ok(mut p) = Position::from_setup(&setup) else {
+    let Some(mut p) = start(view.game, &view.start) else {
         return Vec::new();
     };
     let mut out = vec![p];
@@ -31,6 +25,17 @@ pub fn positions(view: &PuzzleView) -> Vec<Position> {
         }
     }
     out
+}
+
+/// A puzzle's start as a position; `None` if the server sent one the rules do not allow.
+pub fn start(game: engine::Game, board: &PuzzleBoard) -> Option<Position> {
+    let setup = Setup {
+        game,
+        x: board.x.clone(),
+        o: board.o.clone(),
+        turn: board.turn,
+    };
+    Position::from_setup(&setup).ok()
 }
 
 /// "X to move and win" or, for a hold puzzle, "X to move: do not lose".
@@ -147,6 +152,8 @@ mod tests {
             last: Some(PuzzleStep::Right { cell: 8, reply: 1 }),
             distance: None,
             rated: false,
+            player_rating: None,
+            rating_change: None,
             streak: None,
             solved_today: Some(0),
         }

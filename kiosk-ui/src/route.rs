@@ -121,7 +121,14 @@ pub enum Route {
         kiosk: bool,
     },
     Profile(String),
+    /// One of a player's recent puzzle attempts, replayed from its start (PZ3).
+    PuzzleReplay {
+        name: String,
+        id: u64,
+    },
     Leaderboard(Game),
+    /// The streak leaderboard of a game (PZ5).
+    Streaks(Game),
     /// A ladder as an archived season ended (SPEC O2).
     ArchivedLeaderboard {
         game: Game,
@@ -166,6 +173,17 @@ impl Route {
                 None => Route::NotFound(path.to_owned()),
             },
             ["profile", name] if valid_segment(name) => Route::Profile(decode(name)),
+            ["profile", name, "puzzle", id] if valid_segment(name) => match id.parse() {
+                Ok(id) => Route::PuzzleReplay {
+                    name: decode(name),
+                    id,
+                },
+                Err(_) => Route::NotFound(path.to_owned()),
+            },
+            ["puzzles", "streaks", game] => match game.parse() {
+                Ok(game) => Route::Streaks(game),
+                Err(_) => Route::NotFound(path.to_owned()),
+            },
             ["leaderboard"] => Route::Leaderboard(Game::Xo),
             ["leaderboard", game] => match game.parse() {
                 Ok(game) => Route::Leaderboard(game),
@@ -200,6 +218,8 @@ impl Route {
             Route::Puzzle { what, kiosk: false } => format!("/puzzle/{}", what.path()),
             Route::Puzzle { what, kiosk: true } => format!("/kiosk/puzzle/{}", what.path()),
             Route::Profile(name) => format!("/profile/{}", encode(name)),
+            Route::PuzzleReplay { name, id } => format!("/profile/{}/puzzle/{id}", encode(name)),
+            Route::Streaks(game) => format!("/puzzles/streaks/{}", game.as_str()),
             Route::Leaderboard(game) => format!("/leaderboard/{}", game.as_str()),
             Route::ArchivedLeaderboard { game, season } => {
                 format!("/leaderboard/{}/season/{season}", game.as_str())
@@ -338,6 +358,11 @@ mod tests {
             Route::Replay("g1".into()),
             Route::Events,
             Route::Event("e12".into()),
+            Route::PuzzleReplay {
+                name: "a b".into(),
+                id: 41,
+            },
+            Route::Streaks(Game::Infinite),
             Route::Puzzles,
             Route::Puzzle {
                 what: PuzzleWhat::Daily(Game::Xo),

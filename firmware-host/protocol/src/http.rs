@@ -18,6 +18,7 @@
 //! | `GET /api/games/{id}` | | 200 [`GameView`] | `unknown_game` |
 //! | `GET /api/rooms` | | 200 `[RoomSummary]` ([`crate::RoomSummary`]) | |
 //! | `GET /api/puzzles/daily` | | 200 [`DailyPuzzles`] | |
+//! | `GET /api/puzzles/streaks?game=xo\|infinite` | | 200 [`StreakBoard`] | `bad_game` |
 //! | `DELETE /api/me` | [`DeleteAccount`] | 200 [`SignedOut`], cookie cleared; sessions and WebSockets end; games kept with the seat named [`DELETED_PLAYER_NAME`] | `not_signed_in`, `wrong_password`, `last_owner`, `too_many_attempts`, `storage_unavailable` |
 //! | `POST /api/kiosk/owner-code` | `{}` | 200 [`OwnerCode`] | `not_kiosk` (not from the kiosk itself) |
 //! | `POST /api/owner/claim` | [`ClaimOwner`] | 200 [`Owners`] | `not_signed_in`, `bad_owner_code` |
@@ -733,6 +734,12 @@ pub struct Profile {
     /// The arena events the player played a game in (EV5), newest first, with their place.
     #[serde(default)]
     pub events: Vec<ProfileEvent>,
+    /// The player's puzzles per game (PZ3, PZ5).
+    #[serde(default)]
+    pub puzzles: PerGame<PuzzleStats>,
+    /// The latest 20 ended puzzle attempts, newest first, each with its moves for a replay.
+    #[serde(default)]
+    pub recent_puzzles: Vec<PuzzleAttemptView>,
 }
 
 /// One arena event on a player's profile (EV5).
@@ -752,6 +759,73 @@ pub struct ProfileEvent {
     pub of: u32,
     pub points: u32,
     pub games: u32,
+}
+
+/// A player's puzzles in one game (PZ3, PZ5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PuzzleStats {
+    /// The puzzle rating: 1200 before the first rated attempt.
+    pub rating: i32,
+    /// Puzzles attempted for the rating (a first attempt at each).
+    pub tried: u32,
+    /// Of those, solved.
+    pub solved: u32,
+    /// The longest streak (puzzles solved in a row in one streak).
+    pub best_streak: u32,
+}
+
+impl Default for PuzzleStats {
+    fn default() -> Self {
+        PuzzleStats {
+            rating: engine::INITIAL_RATING,
+            tried: 0,
+            solved: 0,
+            best_streak: 0,
+        }
+    }
+}
+
+/// One ended puzzle attempt of a player, as a profile lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PuzzleAttemptView {
+    /// The attempt's number in the store, unique on this kiosk.
+    pub id: u64,
+    pub puzzle: String,
+    pub game: Game,
+    pub kind: crate::puzzle::PuzzleKind,
+    /// The player's mark.
+    pub you: Mark,
+    /// The position solved, as [`crate::PuzzleView`]'s `start`.
+    pub start: crate::puzzle::PuzzleBoard,
+    /// Every ply from the start: the player's moves, the defence's replies, any refutation.
+    pub moves: Vec<engine::Cell>,
+    /// `solved` or `failed`.
+    pub status: crate::puzzle::AttemptStatus,
+    /// Whether it counted for the rating: then `rating_change` holds both ratings.
+    pub rated: bool,
+    pub rating_change: Option<crate::puzzle::PuzzleRatingChange>,
+    /// Milliseconds since the Unix epoch, when it ended.
+    pub ended_ms: u64,
+}
+
+/// `GET /api/puzzles/streaks?game=xo|infinite`: the players with the best puzzle streaks of
+/// that game (PZ5), at most 100.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreakBoard {
+    pub game: Game,
+    pub players: Vec<StreakRow>,
+}
+
+/// One row of a streak leaderboard: longest streak first, then puzzle rating, then name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreakRow {
+    /// From 1.
+    pub rank: u32,
+    pub id: UserId,
+    pub username: String,
+    pub best_streak: u32,
+    /// The player's puzzle rating in that game.
+    pub rating: i32,
 }
 
 /// A player's ladders as an archived season ended.

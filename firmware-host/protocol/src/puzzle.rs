@@ -115,6 +115,21 @@ pub struct StreakView {
     pub over: bool,
 }
 
+/// A rating before and after one rated attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingMove {
+    pub before: i32,
+    pub after: i32,
+}
+
+/// What a rated attempt changed (PZ3): the player's puzzle rating in the attempt's game and
+/// the puzzle's own rating, as one Elo game the player wins by solving (K = 32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PuzzleRatingChange {
+    pub player: RatingMove,
+    pub puzzle: RatingMove,
+}
+
 /// One attempt as its player sees it: sent whole after every change, like a room snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PuzzleView {
@@ -126,7 +141,7 @@ pub struct PuzzleView {
     pub origin: PuzzleOrigin,
     /// The player's mark: the side to move at the start.
     pub you: Mark,
-    /// The puzzle's rating.
+    /// The puzzle's rating when the attempt started (puzzle ratings move with rated attempts).
     pub rating: i32,
     /// The position to solve.
     pub start: PuzzleBoard,
@@ -141,8 +156,16 @@ pub struct PuzzleView {
     pub last: Option<PuzzleStep>,
     /// Plies to the win (hold puzzles: the slowest loss a wrong move allows), once over.
     pub distance: Option<u8>,
-    /// Whether the attempt counts for a puzzle rating (PZ3). Always `false` for now.
+    /// Whether the attempt counts for the player's puzzle rating (PZ3): a signed-in player's
+    /// first attempt at this puzzle. Guests, retries and later attempts are unrated.
     pub rated: bool,
+    /// A signed-in player's puzzle rating in this game: before the attempt, and after it once a
+    /// rated attempt is over. `None` for guests.
+    #[serde(default)]
+    pub player_rating: Option<i32>,
+    /// A rated attempt, once over and stored: both ratings before and after.
+    #[serde(default)]
+    pub rating_change: Option<PuzzleRatingChange>,
     pub streak: Option<StreakView>,
     /// Daily attempts: how many solved that day's puzzle of this game so far.
     pub solved_today: Option<u32>,

@@ -289,6 +289,13 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         exactly::<http::DailyPuzzles>,
     ),
     (
+        "GET",
+        "/api/puzzles/streaks",
+        None,
+        "200",
+        exactly::<http::StreakBoard>,
+    ),
+    (
         "DELETE",
         "/api/me",
         Some(exactly::<http::DeleteAccount>),

@@ -192,6 +192,8 @@ fn sample_attempts() -> Vec<PuzzleView> {
         last: None,
         distance: None,
         rated: false,
+        player_rating: None,
+        rating_change: None,
         streak: None,
         solved_today: Some(12),
     };

@@ -54,6 +54,13 @@ impl Hub {
                 Vec::new()
             }
         };
+        let today = crate::puzzles::today();
+        match store.daily_solves_blocking(today) {
+            Ok(counts) => shared.daily.restore(today, counts),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot load today's puzzle solves; counting from 0")
+            }
+        }
         let mut rng = StdRng::from_rng(&mut rand::rng());
         for (id, bytes) in saved {
             let mut seats = shared.seats.clone();
@@ -84,6 +91,11 @@ impl Hub {
         S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
         crate::session::run(self.shared.clone(), Wire::new(io, read), identity).await;
+    }
+
+    /// Today's daily puzzle solves (PZ4), for `GET /api/puzzles/daily`.
+    pub fn daily_solves(&self) -> &crate::puzzles::DailySolves {
+        &self.shared.daily
     }
 
     /// The lobby list, for `GET /api/rooms`: waiting rooms, then games in progress, then

@@ -72,8 +72,9 @@
 //! | S3 sessions ended on open WebSockets | `conns.rs`, `hub.rs` (`end_session`, `end_user_sessions`), `session.rs` (close 4001) |
 //! | S4 room limits per host and server | `create.rs` |
 //! | PZ2 attempts judged, defence and refutation | `tables::puzzle`; whose attempt, what is shown in `puzzles.rs`, routed in `session.rs` |
-//! | PZ4 puzzle of the day, solved-today count | `tables::select::daily`; the UTC day and the count in `puzzles.rs` |
-//! | PZ5 streaks | `tables::select::streak`; the connection's streak in `puzzles.rs` |
+//! | PZ3 puzzle ratings, first attempts only | `tables::select::rate`; which attempts may count in `puzzles.rs`; asked and told in `session.rs`; decided and stored by `firmware-host`'s store (`store/puzzles.rs`) |
+//! | PZ4 puzzle of the day, solved-today count | `tables::select::daily`; the UTC day and the count in `puzzles.rs` (stored, loaded by `hub.rs`) |
+//! | PZ5 streaks | `tables::select::streak`; the connection's streak in `puzzles.rs`; the best streak stored with each attempt |
 //!
 //! # Rules an outside client asks about
 //!
@@ -172,5 +173,8 @@ pub mod wire_oracle;
 
 pub use config::HubConfig;
 pub use hub::{Hub, HubStats};
-pub use persistence::{Account, Identity, Persistence, StoreError, StoreFuture};
+pub use persistence::{
+    Account, Identity, Persistence, PuzzleRecorded, PuzzleResult, PuzzleStanding, StoreError,
+    StoreFuture,
+};
 pub use refusal::Refusal;

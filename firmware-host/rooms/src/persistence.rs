@@ -1,6 +1,8 @@
 //! What rooms need from storage. `firmware-host` implements [`Persistence`] on its redb store:
 //! writes are answered through a future the store's writer completes, reads block.
 
+use engine::Cell;
+use protocol::puzzle::PuzzleRatingChange;
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
 
 /// A signed-in player.
@@ -92,6 +94,44 @@ impl core::fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// A signed-in player's ended puzzle attempt, for the store (PZ3, PZ5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PuzzleResult {
+    pub user: UserId,
+    /// The puzzle's id (`tables::puzzle::PuzzleId`'s value).
+    pub puzzle: u32,
+    /// The player's own moves; the replies and any refutation follow from the tables.
+    pub played: Vec<Cell>,
+    pub solved: bool,
+    /// Not a retry: it may count. The store rates it only when it is also the player's first
+    /// attempt at this puzzle, which the store alone knows for certain (two tabs may race).
+    pub rated: bool,
+    /// A streak's attempt: the streak's length after it (for the best streak).
+    pub streak: Option<u32>,
+    /// When it ended, in milliseconds since the Unix epoch.
+    pub ended_ms: u64,
+}
+
+/// What the store made of an ended attempt (PZ3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PuzzleRecorded {
+    /// Both ratings before and after, when it was rated.
+    pub change: Option<PuzzleRatingChange>,
+    /// The player's puzzle rating in that game now.
+    pub rating: i32,
+}
+
+/// Ratings as an attempt starts (PZ3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PuzzleStanding {
+    /// The player's puzzle rating in the puzzle's game (1200 for a guest or a first attempt).
+    pub player: i32,
+    /// The puzzle's rating now: its initial one until rated attempts moved it.
+    pub puzzle: i32,
+    /// The player ended an attempt at this puzzle before: this one is unrated.
+    pub tried: bool,
+}
+
 /// The answer to a write: the store's writer sends it once the commit holding the write is
 /// done, so no thread waits for the disk on the caller's behalf.
 pub type StoreFuture<T> =
@@ -134,4 +174,41 @@ pub trait Persistence: Send + Sync + 'static {
     /// Whether a new room may not take `room_id` because a stored game uses it (or a game id
     /// derived from it), so that a new room never clashes with an old game.
     fn room_id_taken_blocking(&self, room_id: &str) -> Result<bool, StoreError>;
+
+    /// PZ3: stores a signed-in player's ended puzzle attempt durably. When `result.rated` and
+    /// it is the player's first attempt at that puzzle, the same transaction moves the
+    /// player's and the puzzle's ratings, and the change is answered.
+    fn record_puzzle(&self, _result: &PuzzleResult) -> StoreFuture<PuzzleRecorded> {
+        Box::pin(core::future::ready(Ok(PuzzleRecorded {
+            change: None,
+            rating: engine::INITIAL_RATING,
+        })))
+    }
+
+    /// PZ3: the ratings as an attempt at `puzzle` starts: `user`'s (`None`, a guest: 1200)
+    /// and the puzzle's, and whether `user` tried it before.
+    fn puzzle_standing_blocking(
+        &self,
+        _user: Option<UserId>,
+        puzzle: u32,
+    ) -> Result<PuzzleStanding, StoreError> {
+        let initial = tables::puzzle::puzzle(tables::puzzle::PuzzleId(puzzle))
+            .map_or(engine::INITIAL_RATING, tables::puzzle::Puzzle::rating);
+        Ok(PuzzleStanding {
+            player: engine::INITIAL_RATING,
+            puzzle: initial,
+            tried: false,
+        })
+    }
+
+    /// PZ4: the counts of `day`'s daily solves (XO, Infinite XO), kept so that a restart does
+    /// not start them again at 0. May be a non-durable commit, as a room's save.
+    fn save_daily_solves(&self, _day: u32, _counts: [u32; 2]) -> StoreFuture<()> {
+        Box::pin(core::future::ready(Ok(())))
+    }
+
+    /// The stored counts of `day`'s daily solves, `[0, 0]` when none.
+    fn daily_solves_blocking(&self, _day: u32) -> Result<[u32; 2], StoreError> {
+        Ok([0, 0])
+    }
 }

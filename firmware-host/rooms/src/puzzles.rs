@@ -17,25 +17,30 @@
 //!   of this streak is solved (`no_streak` otherwise). A wrong move ends the streak; its length
 //!   is the puzzles solved. A retry of a streak puzzle is practice, outside the streak.
 //! - **Next** picks a random puzzle of the game rated within [`NEXT_WINDOW`] of the
-//!   connection's level, which starts at 1200 and moves [`LEVEL_STEP`] up with each solved
-//!   attempt and down with each failed one (until puzzle ratings exist, PZ3).
-//! - **Unrated**: every attempt says `rated: false`. Puzzle ratings (PZ3) need the store.
+//!   connection's level, which starts at 1200 (a signed-in player's: their puzzle rating)
+//!   and moves [`LEVEL_STEP`] up with each solved attempt and down with each failed one.
+//! - **Ratings (PZ3)** are the store's: the session asks it for the ratings as an attempt
+//!   starts ([`PuzzleBook::standing`]) and hands it the ended attempt of a signed-in player
+//!   ([`PuzzleBook::result`]), whose answer ([`PuzzleBook::rated`]) the view then shows. A
+//!   retry is never rated; guests' attempts are neither rated nor stored.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 use engine::{Cell, Game, IllegalMove, Mark, Position};
 use protocol::ErrorCode;
 use protocol::puzzle::{
-    AttemptId, AttemptStatus, MoveVerdict, PuzzleBoard, PuzzleKind, PuzzleOrigin, PuzzleSource,
-    PuzzleStep, PuzzleView, StreakView,
+    AttemptId, AttemptStatus, MoveVerdict, PuzzleBoard, PuzzleKind, PuzzleOrigin,
+    PuzzleRatingChange, PuzzleSource, PuzzleStep, PuzzleView, StreakView,
 };
+use protocol::records::UserId;
 use rand::{Rng, RngExt};
 use tables::Verdict;
 use tables::puzzle::{Attempt, Kind, Outcome, Puzzle, PuzzleId, Step};
 use tables::select;
 
+use crate::persistence::{PuzzleRecorded, PuzzleResult, PuzzleStanding};
 use crate::refusal::{Refusal, refuse};
 use crate::room::PlayerKey;
 
@@ -84,10 +89,9 @@ pub enum Solver {
 
 /// How many people solved each game's puzzle of the day, for the current day.
 ///
-/// In memory: the count starts again at 0 when the server restarts. To keep it across
-/// restarts the store needs only `(game, day) → count`: load today's two counts at start
-/// ([`DailySolves::restore`]) and write a count after it changes (a restart may then count a
-/// person twice, as the set of who solved is not kept).
+/// The hub owns one. The counts are stored after each change and today's loaded at start
+/// ([`DailySolves::restore`]); who solved is kept in memory only, so after a restart a person
+/// may be counted a second time that day.
 #[derive(Debug, Default)]
 pub struct DailySolves {
     inner: Mutex<Tally>,
@@ -113,12 +117,6 @@ fn game_index(game: Game) -> usize {
 }
 
 impl DailySolves {
-    /// The server's one tally (one hub per process).
-    pub fn global() -> &'static DailySolves {
-        static DAILY: OnceLock<DailySolves> = OnceLock::new();
-        DAILY.get_or_init(DailySolves::default)
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, Tally> {
         // A panic while counting leaves a count at worst one short; keep counting.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
@@ -157,6 +155,12 @@ impl DailySolves {
         } else {
             0
         }
+    }
+
+    /// The day being counted and its counts (XO, Infinite XO), for the store.
+    pub fn snapshot(&self) -> (u32, [u32; 2]) {
+        let t = self.lock();
+        (t.day, t.counts)
     }
 
     /// Sets the counts of `day` (XO, Infinite XO), e.g. as stored before a restart.
@@ -201,6 +205,16 @@ struct Open {
     id: AttemptId,
     attempt: Attempt,
     origin: Origin,
+    /// Started by `puzzle_retry`: never rated.
+    retry: bool,
+    /// It counts for the player's rating, as far as is known (the store decides at the end).
+    rated: bool,
+    /// The puzzle's rating as the attempt started.
+    rating: i32,
+    /// What the store answered for a rated attempt.
+    change: Option<PuzzleRatingChange>,
+    /// What the player's last move led to.
+    last: Option<PuzzleStep>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,6 +234,8 @@ pub struct PuzzleBook {
     attempts: VecDeque<Open>,
     streak: Option<Streak>,
     level: i32,
+    /// A signed-in player's puzzle rating per game (XO, Infinite XO), once the store told it.
+    ratings: [Option<i32>; 2],
 }
 
 impl Default for PuzzleBook {
@@ -228,6 +244,7 @@ impl Default for PuzzleBook {
             attempts: VecDeque::new(),
             streak: None,
             level: START_LEVEL,
+            ratings: [None; 2],
         }
     }
 }
@@ -262,7 +279,7 @@ impl PuzzleBook {
                 Origin::Streak { step: *step },
             ),
         };
-        let id = self.open(Attempt::new(puzzle), origin);
+        let id = self.open(Attempt::new(puzzle), origin, false);
         Ok(self.view(id, None, ctx.daily))
     }
 
@@ -323,6 +340,7 @@ impl PuzzleBook {
                 }
             }
         }
+        self.find_mut(attempt)?.last = Some(last.clone());
         Ok(self.view(attempt, Some(last), ctx.daily))
     }
 
@@ -344,8 +362,65 @@ impl PuzzleBook {
             daily @ Origin::Daily { .. } => daily,
             Origin::Streak { .. } | Origin::Next | Origin::ById => Origin::ById,
         };
-        let id = self.open(Attempt::new(puzzle), origin);
+        let id = self.open(Attempt::new(puzzle), origin, true);
         Ok(self.view(id, None, ctx.daily))
+    }
+
+    /// The ratings as attempt `attempt` starts, from the store: the puzzle's rating, and for a
+    /// signed-in player theirs (which becomes the level `next` picks near) and whether the
+    /// attempt counts: not a retry, and no earlier attempt at this puzzle.
+    pub fn standing(&mut self, attempt: AttemptId, standing: &PuzzleStanding, signed_in: bool) {
+        let Ok(open) = self.find_mut(attempt) else {
+            return;
+        };
+        open.rating = standing.puzzle;
+        open.rated = signed_in && !open.retry && !standing.tried;
+        let game = open.attempt.puzzle().game();
+        if signed_in {
+            self.ratings[game_index(game)] = Some(standing.player);
+            self.level = standing.player;
+        }
+    }
+
+    /// Attempt `attempt` of `user` for the store, once it is over.
+    pub fn result(&self, attempt: AttemptId, user: UserId, ended_ms: u64) -> Option<PuzzleResult> {
+        let open = self.attempts.iter().find(|o| o.id == attempt)?;
+        let solved = open.attempt.outcome()?.solved();
+        let streak = match (open.origin, &self.streak) {
+            (Origin::Streak { step }, Some(s)) if s.step == step => Some(s.solved),
+            _ => None,
+        };
+        Some(PuzzleResult {
+            user,
+            puzzle: open.attempt.puzzle().id().0,
+            played: open.attempt.played().to_vec(),
+            solved,
+            rated: open.rated,
+            streak,
+            ended_ms,
+        })
+    }
+
+    /// The store's answer for an ended attempt: the rating change, if it was rated, and the
+    /// player's rating now; `None` when the store could not take it (then it is unrated).
+    pub fn rated(&mut self, attempt: AttemptId, recorded: Option<PuzzleRecorded>) {
+        let Ok(open) = self.find_mut(attempt) else {
+            return;
+        };
+        open.change = recorded.and_then(|r| r.change);
+        open.rated = open.change.is_some();
+        let game = open.attempt.puzzle().game();
+        if let Some(r) = recorded {
+            self.ratings[game_index(game)] = Some(r.rating);
+            self.level = r.rating;
+        }
+    }
+
+    /// Attempt `attempt` as its player sees it now; `None` when this connection does not hold
+    /// it.
+    pub fn view_of(&self, attempt: AttemptId, daily: &DailySolves) -> Option<PuzzleView> {
+        let open = self.attempts.iter().find(|o| o.id == attempt)?;
+        Some(self.view(attempt, open.last.clone(), daily))
     }
 
     fn find_mut(&mut self, attempt: AttemptId) -> Result<&mut Open, Refusal> {
@@ -359,15 +434,21 @@ impl PuzzleBook {
     }
 
     /// Keeps a new attempt, dropping the oldest beyond [`MAX_ATTEMPTS`]; answers its id.
-    fn open(&mut self, attempt: Attempt, origin: Origin) -> AttemptId {
+    fn open(&mut self, attempt: Attempt, origin: Origin, retry: bool) -> AttemptId {
         let id = next_attempt_id();
         if self.attempts.len() >= MAX_ATTEMPTS {
             self.attempts.pop_front();
         }
+        let rating = attempt.puzzle().rating();
         self.attempts.push_back(Open {
             id,
             attempt,
             origin,
+            retry,
+            rated: false,
+            rating,
+            change: None,
+            last: None,
         });
         id
     }
@@ -476,7 +557,7 @@ impl PuzzleBook {
             },
             origin,
             you: puzzle.to_move(),
-            rating: puzzle.rating(),
+            rating: open.rating,
             start: board(&puzzle.position(), &[]),
             board: board(&puzzle.position(), a.record().moves()),
             moves: a.record().moves().to_vec(),
@@ -484,7 +565,9 @@ impl PuzzleBook {
             status,
             last,
             distance: a.distance(),
-            rated: false,
+            rated: open.rated,
+            player_rating: self.ratings[game_index(puzzle.game())],
+            rating_change: open.change,
             streak,
             solved_today,
         }
@@ -495,7 +578,7 @@ impl PuzzleBook {
 /// XO's marks in cell order (order does not matter to XO's rules); here they follow play, as
 /// in room snapshots: the start's marks (in cell order: a puzzle has no history), then the
 /// moves as played.
-fn board(start: &Position, moves: &[Cell]) -> PuzzleBoard {
+pub fn board(start: &Position, moves: &[Cell]) -> PuzzleBoard {
     let mut marks = [
         start.marks(Mark::X).as_slice().to_vec(),
         start.marks(Mark::O).as_slice().to_vec(),

@@ -18,10 +18,10 @@ use crate::event::ArenaError;
 use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
-use crate::puzzles::{DailySolves, PuzzleBook, PuzzleCtx, Solver, today};
+use crate::puzzles::{PuzzleBook, PuzzleCtx, Solver, today};
 use crate::refusal::Refusal;
 use crate::room::{Intent, Member};
-use crate::shared::Shared;
+use crate::shared::{Shared, wall_ms};
 use crate::wire::{Incoming, OPCODE_BINARY, OPCODE_TEXT, ReadError, Wire, close};
 
 /// A token bucket: `rate` messages per second sustained, `burst` at once.
@@ -671,6 +671,9 @@ where
     }
 
     /// Answers a puzzle intent: the attempt's view, or the refusal, to this connection alone.
+    /// The store is asked for the ratings when an attempt starts, and told of a signed-in
+    /// player's attempt when it ends, before the player is (P3: a rating is stored before it
+    /// is shown).
     async fn puzzle<F>(&mut self, id: Option<RequestId>, act: F)
     where
         F: FnOnce(
@@ -683,13 +686,14 @@ where
             let mut ctx = PuzzleCtx {
                 day: today(),
                 solver: self.solver.clone(),
-                daily: DailySolves::global(),
+                daily: &self.shared.daily,
                 rng: &mut rng,
             };
             act(&mut self.puzzles, &mut ctx)
         };
         match answer {
             Ok(view) => {
+                let view = self.puzzle_store(view).await;
                 self.send(ServerMsg::Puzzle {
                     id,
                     attempt: Box::new(view),
@@ -889,6 +893,55 @@ where
             .and_then(Result::ok)
             .and_then(|r| r.first().copied())
             .unwrap_or(engine::INITIAL_RATING)
+    }
+
+    /// What the store has to do with a puzzle answer (PZ3, PZ4), and the view after it.
+    async fn puzzle_store(&mut self, view: protocol::PuzzleView) -> protocol::PuzzleView {
+        use protocol::puzzle::{AttemptStatus, PuzzleOrigin, PuzzleStep};
+        let attempt = view.attempt;
+        let user = self.member.user();
+        let store = self.shared.store.clone();
+        if view.moves.is_empty() {
+            // A new attempt: the ratings now, and whether it counts.
+            let Ok(puzzle) = view.puzzle.parse::<tables::puzzle::PuzzleId>() else {
+                return view;
+            };
+            let read =
+                tokio::task::spawn_blocking(move || store.puzzle_standing_blocking(user, puzzle.0))
+                    .await;
+            match read {
+                Ok(Ok(standing)) => self.puzzles.standing(attempt, &standing, user.is_some()),
+                // The attempt stays unrated, at the puzzle's first rating.
+                Ok(Err(e)) => tracing::warn!(error = %e, "cannot read puzzle ratings"),
+                Err(e) => tracing::warn!(error = %e, "the puzzle ratings read failed"),
+            }
+        } else if view.status != AttemptStatus::Playing {
+            if matches!(view.origin, PuzzleOrigin::Daily { .. })
+                && matches!(view.last, Some(PuzzleStep::Solved { .. }))
+            {
+                let (day, counts) = self.shared.daily.snapshot();
+                if let Err(e) = store.save_daily_solves(day, counts).await {
+                    tracing::warn!(error = %e, "cannot store the daily puzzle solves");
+                }
+            }
+            let result = user.and_then(|u| self.puzzles.result(attempt, u, wall_ms()));
+            if let Some(result) = result {
+                let recorded = match store.record_puzzle(&result).await {
+                    Ok(recorded) => Some(recorded),
+                    Err(e) => {
+                        // Told as unrated: nothing of it was stored.
+                        tracing::warn!(error = %e, "cannot store a puzzle attempt");
+                        None
+                    }
+                };
+                self.puzzles.rated(attempt, recorded);
+            }
+        } else {
+            return view;
+        }
+        self.puzzles
+            .view_of(attempt, &self.shared.daily)
+            .unwrap_or(view)
     }
 
     /// Sends `intent` (open or join) to room `id`, which becomes the current room only when the

@@ -33,6 +33,8 @@ pub(crate) struct Shared {
     pub(crate) conns: Conns,
     /// Rated games started per client address (issue 10.3).
     rated: RatedBudget,
+    /// Today's daily puzzle solves (PZ4).
+    pub(crate) daily: crate::puzzles::DailySolves,
     /// Set to `true` once to stop every session.
     pub(crate) stopping: watch::Sender<bool>,
     tasks: Mutex<Tasks>,
@@ -78,6 +80,7 @@ impl Shared {
             epoch: Instant::now(),
             next_conn: AtomicU64::new(1),
             conns: Conns::default(),
+            daily: crate::puzzles::DailySolves::default(),
             stopping: watch::channel(false).0,
             tasks: Mutex::new(Tasks::default()),
             events: std::sync::OnceLock::new(),

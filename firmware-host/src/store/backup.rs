@@ -8,7 +8,8 @@
 //! ```
 //!
 //! The database part is a copy of the tables of accounts, names, games, their indexes,
-//! owners, archived seasons, the owner's settings and the counters (`copy_all`), made inside
+//! owners, archived seasons, events, puzzles (ratings, tries, attempts, daily counts), the
+//! owner's settings and the counters (`copy_all`), made inside
 //! one read transaction, so it is consistent; sessions, open rooms and password reset codes
 //! are not in it (a restore signs everyone out, closes every room and forgets every code). A
 //! backup made before the settings table existed holds no settings: restoring it keeps the
@@ -37,6 +38,7 @@ use super::meta::{META, SCHEMA_VERSION};
 use super::op::{Op, Outcome, unexpected};
 use super::open_rooms::OPEN_ROOMS;
 use super::owners::OWNERS;
+use super::puzzles::{DAILY_SOLVES, PUZZLE_ATTEMPTS, PUZZLE_PLAYERS, PUZZLE_RATINGS, PUZZLE_TRIED};
 use super::records::{decode_game, decode_user};
 use super::reset_codes::RESET_CODES;
 use super::seasons::SEASONS;
@@ -165,6 +167,12 @@ fn copy_all(
     // Events and their games' points go with the games they count.
     copy(src, dst, EVENTS)?;
     copy(src, dst, EVENT_GAMES)?;
+    // Puzzle standings name accounts by id, as games do; a backup older than them has none.
+    copy(src, dst, PUZZLE_PLAYERS)?;
+    copy(src, dst, PUZZLE_RATINGS)?;
+    copy(src, dst, PUZZLE_TRIED)?;
+    copy(src, dst, PUZZLE_ATTEMPTS)?;
+    copy(src, dst, DAILY_SOLVES)?;
     copy(src, dst, META)?;
     Ok(())
 }

@@ -8,7 +8,8 @@ use rooms::StoreError;
 use super::games::{self, GameTables};
 use super::op::{Op, Outcome};
 use super::{
-    accounts, backup, events, meta, open_rooms, owners, reset_codes, seasons, sessions, settings,
+    accounts, backup, events, meta, open_rooms, owners, puzzles, reset_codes, seasons, sessions,
+    settings,
 };
 
 /// A noun as the writer sees it: what creates its tables (a table a release adds is created
@@ -29,7 +30,7 @@ fn no_tables(_: &WriteTransaction) -> Result<(), StoreError> {
 }
 
 /// Every noun of the store, one line each.
-const NOUNS: [Noun; 11] = [
+const NOUNS: [Noun; 12] = [
     (meta::create_tables, no_writes),
     (accounts::create_tables, accounts::apply),
     (sessions::create_tables, sessions::apply),
@@ -43,6 +44,8 @@ const NOUNS: [Noun; 11] = [
     (no_tables, backup::apply),
     // Events, and their games' points with their results.
     (events::create_tables, events::apply),
+    // Puzzle ratings, tries, attempts, daily counts.
+    (puzzles::create_tables, puzzles::apply),
 ];
 
 /// Creates every noun's tables.

@@ -41,6 +41,8 @@
 //!     at most [`UNRATED_KEPT`] unrated games a player.
 //!   - `events`: arena events, and each event game's points stored in the transaction of
 //!     its result (EV1, EV4, EV7).
+//!   - `puzzles`: puzzle ratings of players and puzzles, tries, recent attempts, best
+//!     streaks, the daily solve counts (PZ3-PZ5).
 //!   - `reset_codes`, `settings`, `owners`, `seasons`, `backup`: owner mode (O1-O3).
 //! - `dispatch`: the one list of nouns: their tables and the writes each takes.
 //! - `schema`: every table created at open; older files migrated to [`SCHEMA_VERSION`].
@@ -80,6 +82,7 @@ mod meta;
 mod op;
 mod open_rooms;
 mod owners;
+mod puzzles;
 mod ratings;
 mod records;
 mod reset_codes;
@@ -113,6 +116,7 @@ pub use ladders::LeaderboardRow;
 pub use meta::SCHEMA_VERSION;
 pub use op::OwnerError;
 pub use owners::{DELETED_NAME, OwnerRecord};
+pub use puzzles::{PUZZLE_ATTEMPTS_KEPT, StreakLeader};
 pub use records::{
     EventRecord, LadderStats, ResetCodeRecord, ResetGuess, SettingsRecord, StoredGame,
     StoredLanguage, StoredWifi, UserRecord,
@@ -225,5 +229,25 @@ impl Persistence for Store {
 
     fn room_id_taken_blocking(&self, room_id: &str) -> Result<bool, StoreError> {
         self.room_id_taken(room_id)
+    }
+
+    fn record_puzzle(&self, result: &rooms::PuzzleResult) -> StoreFuture<rooms::PuzzleRecorded> {
+        Box::pin(self.puzzle_write(result))
+    }
+
+    fn puzzle_standing_blocking(
+        &self,
+        user: Option<UserId>,
+        puzzle: u32,
+    ) -> Result<rooms::PuzzleStanding, StoreError> {
+        self.puzzle_standing(user, puzzle)
+    }
+
+    fn save_daily_solves(&self, day: u32, counts: [u32; 2]) -> StoreFuture<()> {
+        Box::pin(self.daily_write(day, counts))
+    }
+
+    fn daily_solves_blocking(&self, day: u32) -> Result<[u32; 2], StoreError> {
+        self.daily_solves_stored_blocking(day)
     }
 }

@@ -3,7 +3,7 @@
 //! each `Op` to the noun that owns it (`dispatch`), and each noun builds its `Op`s here.
 
 use protocol::records::{FinishedGame, RatingUpdate, UserId};
-use rooms::StoreError;
+use rooms::{PuzzleRecorded, PuzzleResult, StoreError};
 use tokio::sync::oneshot;
 
 use super::records::{EventGame, ResetCodeRecord, ResetGuess, SavedArena, SettingsRecord};
@@ -112,12 +112,21 @@ pub(super) enum Op {
         event: String,
         record: Box<EventGame>,
     },
+    /// `puzzles`: a signed-in player's ended puzzle attempt; rated, with both ratings, when
+    /// it may be and is the player's first at that puzzle (PZ3).
+    RecordPuzzle(Box<PuzzleResult>),
+    /// `puzzles`: a day's daily solve counts (XO, Infinite XO), each kept when higher.
+    DailySolves {
+        day: u32,
+        counts: [u32; 2],
+    },
 }
 
 impl Op {
     /// Whether the caller may be answered before the data reaches the disk.
     pub(super) fn durable(&self) -> bool {
-        !matches!(self, Op::SaveRoom { .. })
+        // A daily count lost to a power cut is a count one short, like a room's last second.
+        !matches!(self, Op::SaveRoom { .. } | Op::DailySolves { .. })
     }
 }
 
@@ -146,6 +155,9 @@ pub(super) enum Outcome {
     EventCreated(String),
     /// An event was refused: it would overlap this one.
     EventClash(String),
+    /// A puzzle attempt was stored: the rating change when it was rated, the player's
+    /// rating now.
+    PuzzleRated(PuzzleRecorded),
 }
 
 /// Why an owner-mode write was refused (`owners`, `reset_codes`).

@@ -16,7 +16,7 @@ use super::games::rewrite_seats;
 use super::handle::Store;
 use super::op::{Op, Outcome, OwnerError, unexpected};
 use super::records::{VersionedUser, decode, decode_user, encode};
-use super::{reset_codes, sessions};
+use super::{puzzles, reset_codes, sessions};
 
 /// user id → `VersionedOwner`.
 pub(super) const OWNERS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("owners");
@@ -214,6 +214,7 @@ fn delete_account(txn: &WriteTransaction, user: UserId) -> Result<Outcome, Store
         .remove(user)
         .map_err(store_err)?;
     reset_codes::forget(txn, user)?;
+    puzzles::forget(txn, user)?;
     sessions::forget_user(txn, user, None, false)?;
     rewrite_seats(txn, user, Some(DELETED_NAME), true)?;
     Ok(Outcome::OldName(record.name))

@@ -82,7 +82,10 @@ pub(super) fn touched(op: &Op, outcome: &Outcome) -> Touched {
         | Op::SetSettings(_)
         | Op::IssueResetCode { .. }
         | Op::GuessResetCode { .. }
-        | Op::GiveBackResetCode { .. } => Touched::Nobody,
+        | Op::GiveBackResetCode { .. }
+        // Puzzle ratings live in their own tables, not in the user record.
+        | Op::RecordPuzzle(_)
+        | Op::DailySolves { .. } => Touched::Nobody,
     }
 }
 

@@ -22,7 +22,8 @@ async fn sign_in(addr: SocketAddr, name: &str) -> String {
 
 const PASSWORD: &str = "password one";
 
-/// What a visitor sees of the data: the ladders, the profiles and a game.
+/// What a visitor sees of the data: the ladders, the puzzle streak boards, the profiles
+/// (with their puzzles) and a game.
 async fn public_view(addr: SocketAddr, room: &str) -> serde_json::Value {
     let mut view = serde_json::Map::new();
     for game in ["xo", "infinite"] {
@@ -35,6 +36,15 @@ async fn public_view(addr: SocketAddr, room: &str) -> serde_json::Value {
         )
         .await;
         view.insert(game.into(), board.json());
+        let streaks = send(
+            addr,
+            "GET",
+            &format!("/api/puzzles/streaks?game={game}"),
+            None,
+            None,
+        )
+        .await;
+        view.insert(format!("{game}-streaks"), streaks.json());
     }
     for name in ["sara", "omar", "lina"] {
         let profile = send(addr, "GET", &format!("/api/users/{name}"), None, None).await;
@@ -43,6 +53,46 @@ async fn public_view(addr: SocketAddr, room: &str) -> serde_json::Value {
     let game = send(addr, "GET", &format!("/api/games/{room}"), None, None).await;
     view.insert("game".into(), game.json());
     serde_json::Value::Object(view)
+}
+
+/// The first puzzle of an XO streak, solved by the player of `cookie`: a rated attempt, a
+/// best streak of 1 and a recent puzzle on their profile.
+async fn solve_a_streak_step(addr: SocketAddr, cookie: &str) {
+    use protocol::puzzle::{AttemptStatus, PuzzleSource};
+    let mut c = xo_client::Client::connect(
+        &format!("http://{addr}"),
+        Some(cookie),
+        protocol::Framing::Text,
+    )
+    .await
+    .expect("connect");
+    let mut view = c
+        .start_puzzle(PuzzleSource::Streak {
+            game: engine::Game::Xo,
+            step: 0,
+        })
+        .await
+        .expect("a streak");
+    let id: tables::puzzle::PuzzleId = view.puzzle.parse().expect("an embedded puzzle");
+    let puzzle = tables::puzzle::puzzle(id).expect("embedded");
+    while view.status == AttemptStatus::Playing {
+        let position = view.moves.iter().fold(puzzle.position(), |p, &c| {
+            p.play(c).expect("the attempt's moves are legal")
+        });
+        let cell = if view.moves.is_empty() {
+            puzzle.solution()
+        } else {
+            tables::table(view.game)
+                .best_moves(&position)
+                .expect("in the table")[0]
+        };
+        view = c
+            .puzzle_move(view.attempt, cell)
+            .await
+            .expect("a right move");
+    }
+    assert_eq!(view.status, AttemptStatus::Solved);
+    assert!(view.rating_change.is_some(), "rated");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -54,7 +104,10 @@ async fn a_backup_restored_on_a_fresh_kiosk_gives_the_same_data() {
     let lina = register_at(old.addr, "lina", PASSWORD).await;
     make_owner(old.addr, &sara).await;
     let (room, _) = support::play_rated_until_resignation(old.addr, &omar, &lina).await;
+    solve_a_streak_step(old.addr, &lina).await;
     let before = public_view(old.addr, &room).await;
+    assert_eq!(before["xo-streaks"]["players"][0]["username"], "lina");
+    assert_ne!(before["lina"]["puzzles"]["xo"]["rating"], 1200, "{before}");
     let file = backup(old.addr, &sara).await;
     let (header, _) = split(&file);
     assert_eq!(header["format"], "xo-kiosk-backup");

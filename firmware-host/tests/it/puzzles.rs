@@ -1,4 +1,4 @@
-//! Puzzles through the real server (PZ2, PZ4, PZ5), as an outside client plays them: real
+//! Puzzles through the real server (PZ2-PZ5), as an outside client plays them: real
 //! WebSocket clients in both framings. The tests choose their moves with the `tables` crate,
 //! as a strong player would; the server alone judges them and plays the defence.
 
@@ -132,7 +132,8 @@ async fn the_daily_puzzle_is_the_same_for_everyone_and_counts_who_solved_it() {
                 .to_string()
         );
         assert_eq!(mine.solved_today, Some(2 * n as u32));
-        assert!(!mine.rated, "puzzles are unrated until PZ3");
+        assert!(!mine.rated, "guests play unrated (PZ3)");
+        assert_eq!((mine.player_rating, mine.rating_change), (None, None));
         assert_eq!((mine.moves.len(), mine.last.as_ref()), (0, None));
         assert_eq!(mine.start, mine.board);
         assert_eq!(mine.you, mine.start.turn);
@@ -378,4 +379,283 @@ async fn a_streak_ends_at_the_first_mistake() {
         let again = c.start_puzzle(streak(0)).await.expect("a new streak");
         assert_eq!(again.streak.map(|s| s.solved), Some(0));
     }
+}
+
+/// E2's formula, written out again for the check: the player's change after scoring `score`
+/// (1 solved, 0 failed) against a puzzle rated `puzzle`, and the puzzle's.
+fn elo(player: i32, puzzle: i32, score: f64) -> (i32, i32) {
+    let expected = |a: i32, b: i32| 1.0 / (1.0 + 10f64.powf(f64::from(b - a) / 400.0));
+    (
+        (32.0 * (score - expected(player, puzzle))).round() as i32,
+        (32.0 * ((1.0 - score) - expected(puzzle, player))).round() as i32,
+    )
+}
+
+/// Puzzles of `game` whose ratings are far from 1200, so that the changes are not the even
+/// 16 of equal ratings: the lowest-rated and the highest-rated.
+fn far_puzzles(game: Game) -> (&'static Puzzle, &'static Puzzle) {
+    let all = tables::puzzle::puzzles(game);
+    let low = all.iter().min_by_key(|p| p.rating()).expect("puzzles");
+    let high = all.iter().max_by_key(|p| p.rating()).expect("puzzles");
+    (low, high)
+}
+
+fn by_id(p: &Puzzle) -> PuzzleSource {
+    PuzzleSource::ById {
+        puzzle: p.id().to_string(),
+    }
+}
+
+async fn signed_in(addr: std::net::SocketAddr, cookie: &str, framing: Framing) -> Client {
+    Client::connect(&format!("http://{addr}"), Some(cookie), framing)
+        .await
+        .expect("connect")
+}
+
+async fn profile(addr: std::net::SocketAddr, name: &str) -> protocol::http::Profile {
+    let reply = support::request(addr, "GET", &format!("/api/users/{name}"), &[], None).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    serde_json::from_str(&reply.text()).expect("a profile")
+}
+
+/// PZ3: a signed-in player's first attempt at a puzzle moves their puzzle rating and the
+/// puzzle's by the ladders' Elo (K = 32) — up when solved, down when failed — and the reply
+/// says both before and after; a retry, and a later attempt at the same puzzle, are unrated;
+/// another player then meets the puzzle at its new rating. The profile shows it all.
+#[tokio::test]
+async fn a_first_attempt_moves_both_ratings_by_the_formula_and_a_retry_does_not() {
+    let server = TestServer::start().await;
+    let addr = server.addr();
+    let (low, high) = far_puzzles(Game::Infinite);
+    for (n, framing) in FRAMINGS.into_iter().enumerate() {
+        let name = format!("rater{n}");
+        let cookie = server.register(&name, "password123").await;
+        let mut c = signed_in(addr, &cookie, framing).await;
+
+        // Solved: the player gains what the puzzle loses.
+        let view = c.start_puzzle(by_id(high)).await.expect("by id");
+        assert!(view.rated, "a first attempt counts: {view:?}");
+        assert_eq!(view.player_rating, Some(1200));
+        let puzzle_before = view.rating;
+        let solved = solve(&mut c, view).await;
+        let (dp, dq) = elo(1200, puzzle_before, 1.0);
+        let change = solved.rating_change.expect("rated");
+        assert!(solved.rated);
+        assert_eq!(
+            (change.player.before, change.player.after),
+            (1200, 1200 + dp)
+        );
+        assert_eq!(
+            (change.puzzle.before, change.puzzle.after),
+            (puzzle_before, puzzle_before + dq)
+        );
+        assert!(dp > 16, "a hard puzzle solved gains much: {dp}");
+        assert_eq!(solved.player_rating, Some(1200 + dp));
+        let after_first = 1200 + dp;
+
+        // A retry is practice.
+        let retry = c.puzzle_retry(solved.attempt).await.expect("retry");
+        assert!(!retry.rated, "a retry is unrated");
+        assert_eq!(retry.rating, puzzle_before + dq, "the puzzle's new rating");
+        let again = solve(&mut c, retry).await;
+        assert_eq!((again.rated, again.rating_change), (false, None));
+        assert_eq!(again.player_rating, Some(after_first));
+        // So is a later attempt at the same puzzle, asked for afresh.
+        let later = c.start_puzzle(by_id(high)).await.expect("by id");
+        assert!(!later.rated, "only the first attempt counts");
+
+        // Failed: the player loses what the puzzle gains, from the rating just reached.
+        let view = c.start_puzzle(by_id(low)).await.expect("by id");
+        assert!(view.rated);
+        assert_eq!(view.player_rating, Some(after_first));
+        let low_before = view.rating;
+        let failed = c
+            .puzzle_move(view.attempt, wrong_move(&view))
+            .await
+            .expect("legal");
+        assert_eq!(failed.status, AttemptStatus::Failed);
+        let (dp2, dq2) = elo(after_first, low_before, 0.0);
+        let change = failed.rating_change.expect("rated");
+        assert_eq!(
+            (change.player.before, change.player.after),
+            (after_first, after_first + dp2)
+        );
+        assert_eq!(
+            (change.puzzle.before, change.puzzle.after),
+            (low_before, low_before + dq2)
+        );
+        assert!(dp2 < -16, "an easy puzzle failed costs much: {dp2}");
+
+        // The profile: the rating, 2 tried and 1 solved, and the attempts newest first with
+        // their moves (the retry too, unrated).
+        let p = profile(addr, &name).await;
+        assert_eq!(p.puzzles.infinite.rating, after_first + dp2);
+        assert_eq!(
+            (p.puzzles.infinite.tried, p.puzzles.infinite.solved),
+            (2, 1)
+        );
+        assert_eq!(p.puzzles.xo, protocol::http::PuzzleStats::default());
+        let recent: Vec<(&str, bool)> = p
+            .recent_puzzles
+            .iter()
+            .map(|a| (a.puzzle.as_str(), a.rated))
+            .collect();
+        let (low_id, high_id) = (low.id().to_string(), high.id().to_string());
+        assert_eq!(
+            recent,
+            [
+                (low_id.as_str(), true),
+                (high_id.as_str(), false),
+                (high_id.as_str(), true)
+            ]
+        );
+        assert_eq!(
+            p.recent_puzzles[0].moves, failed.moves,
+            "the replay's moves"
+        );
+        assert_eq!(p.recent_puzzles[0].start, failed.start);
+        assert_eq!(p.recent_puzzles[0].rating_change, failed.rating_change);
+        assert_eq!(p.recent_puzzles[2].moves, solved.moves);
+    }
+}
+
+/// PZ3: a guest's attempts are unrated and stored nowhere: the puzzle's rating does not move.
+#[tokio::test]
+async fn a_guest_plays_unrated() {
+    let server = TestServer::start().await;
+    let (_, high) = far_puzzles(Game::Xo);
+    let mut guest = client(server.addr(), Framing::Text).await;
+    let view = guest.start_puzzle(by_id(high)).await.expect("by id");
+    assert_eq!((view.rated, view.player_rating), (false, None));
+    assert_eq!(view.rating, high.rating());
+    let solved = solve(&mut guest, view).await;
+    assert_eq!((solved.rated, solved.rating_change), (false, None));
+    let again = guest.start_puzzle(by_id(high)).await.expect("by id");
+    assert_eq!(
+        again.rating,
+        high.rating(),
+        "the puzzle's rating did not move"
+    );
+}
+
+/// An attempt is its connection's: another tab of the same account and a guest (a spectator
+/// of the room the player is in, say) get `unknown_attempt` for it and move no rating; a
+/// second tab racing the first on the same puzzle gets its own attempt, and only the first
+/// to end is rated.
+#[tokio::test]
+async fn another_tab_or_a_spectator_cannot_answer_for_a_rated_attempt() {
+    let server = TestServer::start().await;
+    let addr = server.addr();
+    let (_, high) = far_puzzles(Game::Xo);
+    let cookie = server.register("tabs", "password123").await;
+    let mut first = signed_in(addr, &cookie, Framing::Text).await;
+    let mut second = signed_in(addr, &cookie, Framing::Binary).await;
+    let mut spectator = client(addr, Framing::Text).await;
+    let mine = first.start_puzzle(by_id(high)).await.expect("by id");
+    let racing = second.start_puzzle(by_id(high)).await.expect("by id");
+    assert!(mine.rated && racing.rated, "neither has ended yet");
+    for other in [&mut second, &mut spectator] {
+        assert_eq!(
+            refused(other.puzzle_move(mine.attempt, right_move(&mine)).await),
+            "unknown_attempt"
+        );
+        assert_eq!(
+            refused(other.puzzle_retry(mine.attempt).await),
+            "unknown_attempt"
+        );
+    }
+    assert_eq!(profile(addr, "tabs").await.puzzles.xo.tried, 0);
+    let solved = solve(&mut first, mine).await;
+    let change = solved.rating_change.expect("the first to end is rated");
+    let late = solve(&mut second, racing).await;
+    assert_eq!(
+        (late.rated, late.rating_change),
+        (false, None),
+        "the racing tab's attempt came second"
+    );
+    assert_eq!(late.player_rating, Some(change.player.after));
+    let p = profile(addr, "tabs").await;
+    assert_eq!(
+        (p.puzzles.xo.tried, p.puzzles.xo.rating),
+        (1, change.player.after)
+    );
+}
+
+/// PZ3-PZ5 across a restart: the player's and the puzzle's ratings, tried and solved, the
+/// best streak (and the streak leaderboard) and the day's solve count are in the store.
+#[tokio::test]
+async fn ratings_streaks_and_daily_counts_survive_a_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let (_, high) = far_puzzles(Game::Infinite);
+    let cookie = support::register_at(server.addr, "keeper", "password123").await;
+    let mut c = signed_in(server.addr, &cookie, Framing::Binary).await;
+    let first = c.start_puzzle(by_id(high)).await.expect("by id");
+    let rated = solve(&mut c, first).await;
+    let change = rated.rating_change.expect("rated");
+    // A streak of two, then a mistake.
+    let streak = |step| PuzzleSource::Streak {
+        game: Game::Infinite,
+        step,
+    };
+    for step in 0..2 {
+        let view = c.start_puzzle(streak(step)).await.expect("a step");
+        solve(&mut c, view).await;
+    }
+    let view = c.start_puzzle(streak(2)).await.expect("step 2");
+    c.puzzle_move(view.attempt, wrong_move(&view))
+        .await
+        .expect("legal");
+    let daily = c
+        .start_puzzle(PuzzleSource::Daily { game: Game::Xo })
+        .await
+        .expect("daily");
+    let daily = solve(&mut c, daily).await;
+    assert_eq!(daily.solved_today, Some(1));
+    let before = profile(server.addr, "keeper").await;
+    assert_eq!(before.puzzles.infinite.best_streak, 2);
+    c.close().await;
+    server.stop_with("-TERM");
+
+    let server = Process::start(dir.path(), &[]);
+    let after = profile(server.addr, "keeper").await;
+    assert_eq!(after.puzzles, before.puzzles, "standings kept");
+    assert_eq!(after.recent_puzzles, before.recent_puzzles, "attempts kept");
+    assert_eq!(after.puzzles.infinite.best_streak, 2);
+    let day = http_daily(server.addr).await;
+    assert_eq!(day["puzzles"][0]["solved_today"], 1, "{day}");
+    let board = support::request(
+        server.addr,
+        "GET",
+        "/api/puzzles/streaks?game=infinite",
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(board.status, 200, "{}", board.text());
+    let board: protocol::http::StreakBoard = serde_json::from_str(&board.text()).expect("json");
+    assert_eq!(board.players.len(), 1);
+    let row = &board.players[0];
+    assert_eq!(
+        (row.rank, row.username.as_str(), row.best_streak),
+        (1, "keeper", 2)
+    );
+    assert_eq!(row.rating, after.puzzles.infinite.rating);
+    let mut c = signed_in(server.addr, &cookie, Framing::Text).await;
+    let again = c.start_puzzle(by_id(high)).await.expect("by id");
+    assert_eq!(
+        again.rating, change.puzzle.after,
+        "the puzzle's rating kept"
+    );
+    assert_eq!(again.player_rating, Some(after.puzzles.infinite.rating));
+    assert!(!again.rated, "tried before the restart");
+    let bad = support::request(
+        server.addr,
+        "GET",
+        "/api/puzzles/streaks?game=chess",
+        &[],
+        None,
+    )
+    .await;
+    bad.assert_error(400, "bad_game");
 }

@@ -256,6 +256,23 @@ fn check_data_set(store: &Store, fixture: &str, users: u64) {
         "{fixture}"
     );
 
+    // So do the puzzle tables: every player at 1200 with nothing tried, no daily count.
+    let (puzzles, attempts) = store
+        .puzzle_profile_blocking(ana, 20)
+        .expect("puzzle profile");
+    assert_eq!(
+        (puzzles, attempts.len()),
+        ([protocol::http::PuzzleStats::default(); 2], 0),
+        "{fixture}"
+    );
+    assert_eq!(
+        store
+            .daily_solves_stored_blocking(20_791)
+            .expect("daily counts"),
+        [0, 0],
+        "{fixture}"
+    );
+
     let mut saved = store.load_rooms_blocking().expect("rooms");
     saved.sort();
     let ids: Vec<&str> = saved.iter().map(|(id, _)| id.as_str()).collect();

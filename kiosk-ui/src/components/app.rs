@@ -63,7 +63,11 @@ pub fn main_page(route: &Route) -> Option<Html> {
             html! { <super::puzzle::PuzzlePage what={what.clone()} kiosk={*kiosk} /> }
         }
         Route::Profile(name) => html! { <ProfilePage name={name.clone()} /> },
+        Route::PuzzleReplay { name, id } => {
+            html! { <super::puzzle_replay::PuzzleReplay name={name.clone()} id={*id} /> }
+        }
         Route::Leaderboard(game) => html! { <LeaderboardPage game={*game} /> },
+        Route::Streaks(game) => html! { <super::leaderboard::StreakBoardPage game={*game} /> },
         Route::SignIn => html! { <SignIn /> },
         Route::Rules => html! { <Rules /> },
         Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },

@@ -1,11 +1,12 @@
 //! The leaderboard of one game's ladder (E5), with a switch between the two games; also an
-//! archived season's ladder as that season ended (SPEC O2).
+//! archived season's ladder as that season ended (SPEC O2), and the puzzle streak
+//! leaderboard of a game (PZ5).
 
 use engine::Game;
 use yew::prelude::*;
 
 use crate::api::{self, ApiError, Leaderboard};
-use crate::i18n::T;
+use crate::i18n::{Lang, T};
 use crate::route::Route;
 
 use super::context::use_ctx;
@@ -34,21 +35,10 @@ pub fn LeaderboardPage(props: &LeaderboardProps) -> Html {
             });
         });
     }
-    let tabs = Game::ALL
-        .iter()
-        .map(|&g| {
-            let current = g == props.game;
-            let to = match props.season {
-                None => Route::Leaderboard(g),
-                Some(season) => Route::ArchivedLeaderboard { game: g, season },
-            };
-            html! {
-                <Link {to} class={classes!("tab", current.then_some("current"))}>
-                    { lang.game(g) }
-                </Link>
-            }
-        })
-        .collect::<Html>();
+    let tabs = tabs(lang, props.game, |g| match props.season {
+        None => Route::Leaderboard(g),
+        Some(season) => Route::ArchivedLeaderboard { game: g, season },
+    });
     let body = match &*data {
         None => html! { <p role="status">{ ctx.t(T::Loading) }</p> },
         Some(Err(_)) => html! { <p role="alert">{ ctx.t(T::ErrNetwork) }</p> },
@@ -94,6 +84,78 @@ pub fn LeaderboardPage(props: &LeaderboardProps) -> Html {
                     </p>
                 }
                 <nav class="tabs" aria-label={ctx.t(T::FieldGame)}>{ tabs }</nav>
+                { body }
+            </main>
+        </>
+    }
+}
+
+/// A switch between the two games' boards.
+fn tabs(lang: Lang, current: Game, to: impl Fn(Game) -> Route) -> Html {
+    Game::ALL
+        .iter()
+        .map(|&g| {
+            html! {
+                <Link to={to(g)} class={classes!("tab", (g == current).then_some("current"))}>
+                    { lang.game(g) }
+                </Link>
+            }
+        })
+        .collect()
+}
+
+#[derive(Debug, Properties, PartialEq)]
+pub struct StreakBoardProps {
+    pub game: Game,
+}
+
+/// The best puzzle streaks of a game (PZ5): rank, player, best streak, puzzle rating.
+#[component]
+pub fn StreakBoardPage(props: &StreakBoardProps) -> Html {
+    let ctx = use_ctx();
+    let lang = ctx.lang();
+    let data = use_state(|| None::<Result<protocol::http::StreakBoard, ApiError>>);
+    {
+        let data = data.clone();
+        use_effect_with(props.game, move |&game| {
+            data.set(None);
+            wasm_bindgen_futures::spawn_local(async move {
+                data.set(Some(api::streaks(game).await));
+            });
+        });
+    }
+    let body = match &*data {
+        None => html! { <p role="status">{ ctx.t(T::Loading) }</p> },
+        Some(Err(_)) => html! { <p role="alert">{ ctx.t(T::ErrNetwork) }</p> },
+        Some(Ok(board)) if board.players.is_empty() => {
+            html! { <p class="note">{ ctx.t(T::NoStreaks) }</p> }
+        }
+        Some(Ok(board)) => html! {
+            <table class="leaderboard" id="streaks">
+                <thead><tr>
+                    <th scope="col">{ ctx.t(T::RankCol) }</th>
+                    <th scope="col">{ ctx.t(T::PlayerCol) }</th>
+                    <th scope="col">{ ctx.t(T::BestStreak) }</th>
+                    <th scope="col">{ ctx.t(T::RatingCol) }</th>
+                </tr></thead>
+                <tbody>
+                    { for board.players.iter().map(|p| html! {
+                        <tr>
+                            <td>{ lang.num(p.rank) }</td>
+                            <td><Link to={Route::Profile(p.username.clone())}><bdi>{ p.username.clone() }</bdi></Link></td>
+                            <td>{ lang.num(p.best_streak) }</td>
+                            <td>{ lang.num(p.rating) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        },
+    };
+    html! {
+        <>
+            <Navbar title={AttrValue::from(ctx.t(T::StreakBoardTitle))} />
+            <main id="main" class="page">
+                <nav class="tabs" aria-label={ctx.t(T::FieldGame)}>{ tabs(lang, props.game, Route::Streaks) }</nav>
                 { body }
             </main>
         </>

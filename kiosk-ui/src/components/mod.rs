@@ -34,6 +34,7 @@ pub mod player_card;
 pub mod profile;
 pub mod prompts;
 pub mod puzzle;
+pub mod puzzle_replay;
 pub mod qr;
 pub mod replay;
 pub mod room;

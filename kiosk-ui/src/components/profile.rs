@@ -1,5 +1,6 @@
 //! A player's profile (E5): username, both ratings, points, win/draw/loss per game and recent
-//! games with their replay; on one's own profile, the password change (issue 11.5: the current
+//! games with their replay; their puzzles (PZ3, PZ5): puzzle rating, solved / tried and best
+//! streak per game, and recent puzzles with their replay; on one's own profile, the password change (issue 11.5: the current
 //! password is required, and every other session of the account ends).
 
 use engine::Game;
@@ -51,6 +52,57 @@ fn ladder(lang: Lang, game: Game, l: &LadderView) -> Html {
                 <dt>{ lang.t(T::GamesPlayed) }</dt><dd>{ lang.num(l.games) }</dd>
                 <dt>{ lang.t(T::Points) }</dt><dd>{ lang.num(l.points) }</dd>
             </dl>
+        </section>
+    }
+}
+
+/// The player's puzzles: per game the puzzle rating, solved of tried and the best streak,
+/// a link to the streak boards, then the recent attempts, each opening its replay.
+fn puzzles(lang: Lang, p: &Profile) -> Html {
+    let games = Game::ALL.iter().map(|&game| {
+        let s = p.puzzles.get(game);
+        html! {
+            <section class="panel ladder" data-game={game.as_str()}>
+                <h3>{ lang.game(game) }</h3>
+                <p class="big-rating">{ lang.f(T::RatingValue, &[&lang.num(s.rating)]) }</p>
+                <dl class="stats">
+                    <dt>{ lang.t(T::PuzzlesSolvedTried) }</dt><dd>{ lang.f(T::PuzzlesSolvedOf, &[&lang.num(s.solved), &lang.num(s.tried)]) }</dd>
+                    <dt>{ lang.t(T::BestStreak) }</dt><dd>{ lang.num(s.best_streak) }</dd>
+                </dl>
+            </section>
+        }
+    });
+    let recent = p.recent_puzzles.iter().map(|a| {
+        let change = a.rating_change.map(|c| c.player.after - c.player.before);
+        let outcome = if a.status == protocol::puzzle::AttemptStatus::Solved {
+            T::PuzzlesSolved
+        } else {
+            T::PuzzleMissed
+        };
+        html! {
+            <li>
+                <Link to={Route::PuzzleReplay { name: p.username.clone(), id: a.id }}>
+                    <span>{ lang.game(a.game) }</span>{ " · " }
+                    <span>{ crate::puzzle_model::task_of(a.kind, a.you, lang) }</span>{ " · " }
+                    <span>{ lang.t(outcome) }</span>
+                    if let Some(c) = change {
+                        { " " }<span class={classes!("change", change_class(c))}>{ lang.num(signed(c)) }</span>
+                    }
+                </Link>
+            </li>
+        }
+    });
+    html! {
+        <section class="panel" id="profile-puzzles">
+            <h2>{ lang.t(T::NavPuzzles) }</h2>
+            <div class="ladders">{ for games }</div>
+            <p><Link to={Route::Streaks(Game::Xo)} class="text-link">{ lang.t(T::StreakBoardTitle) }</Link></p>
+            <h3>{ lang.t(T::RecentPuzzles) }</h3>
+            if p.recent_puzzles.is_empty() {
+                <p class="note">{ lang.t(T::NoPuzzlesYet) }</p>
+            } else {
+                <ul class="games" id="recent-puzzles">{ for recent }</ul>
+            }
         </section>
     }
 }
@@ -210,6 +262,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
                     { ladder(lang, Game::Xo, &p.ladders.xo) }
                     { ladder(lang, Game::Infinite, &p.ladders.infinite) }
                 </div>
+                { puzzles(lang, p) }
                 { past_seasons(lang, &p.seasons) }
                 <section class="panel recent">
                     <h2>{ ctx.t(T::RecentGames) }</h2>

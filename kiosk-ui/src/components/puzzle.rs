@@ -14,6 +14,7 @@ use crate::api;
 use crate::board_model::BoardModel;
 use crate::i18n::T;
 use crate::puzzle_model as model;
+use crate::room_model::{change_class, signed};
 use crate::route::{PuzzleWhat, Route};
 use crate::state::{Action, Conn};
 
@@ -163,6 +164,24 @@ pub fn PuzzlePage(props: &PuzzleProps) -> Html {
     let mut info: Vec<Html> = vec![
         html! { <p class="puzzle-rating">{ lang.f(T::PuzzleRating, &[&lang.num(view.rating)]) }</p> },
     ];
+    if let Some(r) = view.player_rating {
+        // A signed-in player: their rating, what this attempt did to it, or that it does not
+        // count.
+        let change = view.rating_change.map(|c| c.player.after - c.player.before);
+        info.push(html! {
+            <p class="puzzle-rating" id="puzzle-player-rating">
+                { lang.f(T::YourPuzzleRating, &[&lang.num(r)]) }
+                if let Some(c) = change {
+                    { " " }<span class={classes!("change", change_class(c))}>{ lang.num(signed(c)) }</span>
+                }
+            </p>
+        });
+        if !view.rated && !over {
+            info.push(
+                html! { <p class="note" id="puzzle-unrated">{ ctx.t(T::PuzzleUnrated) }</p> },
+            );
+        }
+    }
     if let Some(count) = view.solved_today {
         info.push(html! { <p class="puzzle-today" id="puzzle-today">{ lang.f(T::SolvedToday, &[&lang.num(count)]) }</p> });
     }
@@ -337,6 +356,7 @@ pub fn PuzzlesPage() -> Html {
                         <div class="actions">
                             <Link to={go(PuzzleWhat::Streak(game))} class="button primary">{ ctx.t(T::PuzzleStreak) }</Link>
                             <Link to={go(PuzzleWhat::Next(game))} class="button">{ ctx.t(T::NextPuzzle) }</Link>
+                            <Link to={Route::Streaks(game)} class="button">{ ctx.t(T::StreakBoardTitle) }</Link>
                         </div>
                     </section>
                 }) }

@@ -11,7 +11,7 @@
 //! not repeated here: a room shows it in the banner at the top. At 800×480 the move list
 //! takes the side panel's place and shows at least five moves (UI.md).
 
-use engine::{Cell, Game};
+use engine::{Cell, Game, Position};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -51,6 +51,9 @@ fn keep_in_view(list_ref: &NodeRef, at: usize) {
 #[derive(Debug, Properties, PartialEq)]
 pub struct ReplayProps {
     pub game: Game,
+    /// Where the moves start: the empty board, or a puzzle's position.
+    #[prop_or_default]
+    pub start: Option<Position>,
     pub moves: Vec<Cell>,
     /// Controls at the end of the side's header row.
     #[prop_or_default]
@@ -65,8 +68,9 @@ pub fn Replay(props: &ReplayProps) -> Html {
     let ctx = use_ctx();
     let lang = ctx.lang();
     let game = props.game;
-    let all = use_memo((game, props.moves.clone()), |(g, m)| {
-        (positions(*g, m), analyse(*g, m))
+    let start = props.start.unwrap_or(Position::start(game));
+    let all = use_memo((start, props.moves.clone()), |(s, m)| {
+        (positions(*s, m), analyse(*s, m))
     });
     let (positions, analysis) = (&all.0, &all.1);
     let last = positions.len().saturating_sub(1);

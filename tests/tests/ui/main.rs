@@ -19,4 +19,5 @@ mod owner_settings_browser;
 mod password_browser;
 mod profile_seasons_browser;
 mod puzzle_browser;
+mod puzzle_rating_browser;
 mod restart_browser;
