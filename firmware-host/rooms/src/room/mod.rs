@@ -46,6 +46,8 @@ pub(crate) use bench::bench_view;
 #[cfg(test)]
 mod clock_tests;
 #[cfg(test)]
+mod event_tests;
+#[cfg(test)]
 mod machine_tests;
 #[cfg(test)]
 mod offers_tests;
