@@ -22,7 +22,7 @@ use hyper::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValu
 use hyper::{Method, Request, StatusCode};
 use protocol::http::{
     Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
-    CloseRoom, ClosedRoom, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restarting,
+    CloseRoom, ClosedRoom, KeptBackup, KeptBackups, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restarting,
     Restored, SeasonStarted, UpdateInstalled,
 };
 use protocol::records::UserId;
@@ -200,19 +200,61 @@ async fn backup(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiRe
     let now = crate::clock::now_ms();
     let file = blocking(move || store.backup_blocking(now)).await??;
     tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "downloaded a backup", bytes = file.len(), "owner action");
-    let mut response = hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from(file)));
+    Ok(download(
+        bytes::Bytes::from(file),
+        &format!("xo-kiosk-backup-{now}.xokb"),
+    ))
+}
+
+/// A backup file as a download named `name`.
+fn download(file: bytes::Bytes, name: &str) -> hyper::Response<crate::api_error::Body> {
+    let mut response = hyper::Response::new(http_body_util::Full::new(file));
     let headers = response.headers_mut();
     headers.insert(
         CONTENT_TYPE,
         HeaderValue::from_static("application/octet-stream"),
     );
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Ok(value) = HeaderValue::from_str(&format!(
-        "attachment; filename=\"xo-kiosk-backup-{now}.xokb\""
-    )) {
+    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
         headers.insert(CONTENT_DISPOSITION, value);
     }
-    Ok(response)
+    response
+}
+
+/// `GET /api/owner/backups`: the backups kept on the kiosk, newest first.
+async fn kept_list(app: &Arc<App>) -> ApiResult {
+    let store = app.store.clone();
+    let kept = blocking(move || crate::store::kept_backups(&store.replaced_dir())).await?;
+    Ok(json(
+        StatusCode::OK,
+        &KeptBackups {
+            keep: u32::try_from(crate::store::BACKUPS_KEPT).unwrap_or(u32::MAX),
+            backups: kept
+                .into_iter()
+                .map(|k| KeptBackup {
+                    name: k.name,
+                    created_ms: k.header.created_ms,
+                    bytes: k.bytes,
+                    app_version: k.header.app_version,
+                })
+                .collect(),
+        },
+    ))
+}
+
+/// The bytes of the kept backup `name`, or `not_found` when no kept backup has that name (a
+/// name with a path in it never has).
+async fn kept_file(app: &Arc<App>, name: &str) -> Result<bytes::Bytes, ApiError> {
+    let missing = || ApiError::NotFound(format!("no kept backup {name:?}"));
+    if !crate::store::is_backup_name(name) {
+        return Err(missing());
+    }
+    let path = app.store.replaced_dir().join(name);
+    match blocking(move || std::fs::read(path)).await? {
+        Ok(file) => Ok(bytes::Bytes::from(file)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(missing()),
+        Err(e) => Err(ApiError::internal("reading a kept backup", e)),
+    }
 }
 
 /// Keeps a backup of the data now in the data directory's `backups/`, then replaces the data
@@ -230,16 +272,12 @@ async fn restore(
     let kept = name.clone();
     blocking(move || -> Result<(), ApiError> {
         let current = store.backup_blocking(now)?;
-        let dir = store.replaced_dir();
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&dir)?;
-            let tmp = dir.join(format!("{kept}.tmp"));
-            let mut file = std::fs::File::create(&tmp)?;
-            std::io::Write::write_all(&mut file, &current)?;
-            file.sync_all()?;
-            std::fs::rename(&tmp, dir.join(&kept))
-        };
-        write().map_err(|e| ApiError::internal("keeping the replaced data as a backup", e))
+        let pruned = crate::store::keep_backup(&store.replaced_dir(), &kept, &current)
+            .map_err(|e| ApiError::internal("keeping the replaced data as a backup", e))?;
+        if !pruned.is_empty() {
+            tracing::info!(target: "owner", ?pruned, kept = crate::store::BACKUPS_KEPT, "older backups removed");
+        }
+        Ok(())
     })
     .await??;
     let closed = app
@@ -574,6 +612,32 @@ pub(crate) async fn route(
                 return Err(ApiError::MethodNotAllowed("GET, HEAD"));
             }
             backup(app, peer, &you).await
+        }
+        ["backups"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            kept_list(app).await
+        }
+        ["backups", name] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            let file = kept_file(app, name).await?;
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "downloaded a kept backup", name, "owner action");
+            Ok(download(file, name))
+        }
+        ["backups", name, "restore"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            // `{}`: a JSON body, as every state change (a cross-site form cannot send one).
+            let _empty: serde_json::Value = read_json(req, app.config.handshake_timeout).await?;
+            let file = kept_file(app, name).await?;
+            let (contents, scratch) = verify(app, file).await?;
+            let restored = restore(app, peer, &you, &contents, &scratch).await;
+            remove_scratch(&scratch);
+            restored
         }
         ["restore", "preview"] => {
             if method != Method::POST {

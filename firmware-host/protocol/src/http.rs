@@ -32,6 +32,9 @@
 //! | `GET /api/owner/backup` | | 200 a backup file (`application/octet-stream`) | `not_owner` |
 //! | `POST /api/owner/restore/preview` | a backup file (`application/octet-stream`) | 200 [`BackupPreview`] | `not_owner`, `bad_backup`, `backup_too_new`, `body_too_large` |
 //! | `POST /api/owner/restore` | a backup file | 200 [`Restored`]; everyone signed out, every room closed | `not_owner`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
+//! | `GET /api/owner/backups` | | 200 [`KeptBackups`]: the backups kept on the kiosk, newest first | `not_owner` |
+//! | `GET /api/owner/backups/{name}` | | 200 that backup file (`application/octet-stream`) | `not_owner`, `not_found` |
+//! | `POST /api/owner/backups/{name}/restore` | `{}` | 200 [`Restored`], as `POST /api/owner/restore` with that file | `not_owner`, `not_found`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
 //! | `POST /api/owner/seasons` | `{}` | 200 [`SeasonStarted`]: the ladders archived, every player back at the start | `not_owner` |
 //! | `POST /api/owner/update` | a `firmware-host` binary (`application/octet-stream`) | 200 [`UpdateInstalled`] | `not_owner`, `update_refused`, `body_too_large` |
 //! | `GET /api/owner/update` | | 200 [`UpdateStatus`] | `not_owner` |
@@ -929,6 +932,28 @@ pub struct Restored {
     pub restored: BackupPreview,
     /// The backup of the data the restore replaced, relative to the data directory.
     pub replaced_kept_as: String,
+}
+
+/// One backup file kept on the kiosk (in the data directory's `backups/`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptBackup {
+    /// Its file name, the `{name}` of `/api/owner/backups/{name}`.
+    pub name: String,
+    /// When it was made (its header's `created_ms`).
+    pub created_ms: u64,
+    /// The file's length.
+    pub bytes: u64,
+    /// The release that made it.
+    pub app_version: String,
+}
+
+/// `GET /api/owner/backups`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptBackups {
+    /// How many the kiosk keeps: keeping another removes the oldest beyond these.
+    pub keep: u32,
+    /// Newest first.
+    pub backups: Vec<KeptBackup>,
 }
 
 /// `POST /api/owner/update`: the version installed (the launcher runs it after a restart).

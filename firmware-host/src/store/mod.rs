@@ -102,8 +102,9 @@ use rooms::{Persistence, StoreError, StoreFuture};
 
 pub use accounts::RegisterError;
 pub use backup::{
-    BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BackupContents, BackupError, BackupHeader,
-    MAX_BACKUP_BYTES, REPLACED_DIR, remove_scratch,
+    BACKUP_EXTENSION, BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BACKUPS_KEPT, BackupContents,
+    BackupError, BackupHeader, KeptBackup, MAX_BACKUP_BYTES, REPLACED_DIR, is_backup_name,
+    keep_backup, kept_backups, prune_backups, remove_scratch,
 };
 pub use events::CreateEventError;
 pub use games::UNRATED_KEPT;
