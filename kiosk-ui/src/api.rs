@@ -208,6 +208,21 @@ pub async fn restore(file: &web_sys::File) -> Result<protocol::http::Restored, A
     post("/api/owner/restore", Body::File(file)).await
 }
 
+/// The backups kept on the kiosk, newest first.
+pub async fn kept_backups() -> Result<protocol::http::KeptBackups, ApiError> {
+    get("/api/owner/backups").await
+}
+
+/// Where a kept backup downloads from (a plain link: the browser saves the file).
+pub fn kept_backup_url(name: &str) -> String {
+    format!("/api/owner/backups/{name}")
+}
+
+/// Replaces all data with the kept backup `name` (the data replaced is kept in turn).
+pub async fn restore_kept(name: &str) -> Result<protocol::http::Restored, ApiError> {
+    post(&format!("/api/owner/backups/{name}/restore"), empty()).await
+}
+
 pub async fn update_status() -> Result<protocol::http::UpdateStatus, ApiError> {
     get("/api/owner/update").await
 }

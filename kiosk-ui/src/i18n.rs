@@ -289,6 +289,13 @@ texts! {
     RestoreDone => "Restored: {0} accounts and {1} games. The data it replaced is kept in the data folder as {2}; restore that file to undo. Sign in again with an account from the backup.", "تمت الاستعادة: {0} حساب و{1} مباراة. حُفظت البيانات المستبدلة في مجلد البيانات باسم {2}؛ استعد ذلك الملف للتراجع. سجّل الدخول من جديد بحساب من النسخة.";
     ErrBadBackup => "That file is not a backup of an XO Kiosk, or it is damaged. Nothing was changed.", "هذا الملف ليس نسخة احتياطية لـ XO Kiosk أو أنه تالف. لم يتغير شيء.";
     ErrBackupTooNew => "That backup was made by a newer version of XO Kiosk: update this kiosk first. Nothing was changed.", "أُنشئت هذه النسخة بإصدار أحدث من XO Kiosk: حدّث هذا الكشك أولًا. لم يتغير شيء.";
+    KeptTitle => "Backups kept on this kiosk", "النسخ الاحتياطية المحفوظة على هذا الكشك";
+    KeptHelp => "Before each restore the kiosk keeps the data it replaces here; it keeps the newest {0} and removes older ones.", "قبل كل استعادة يحفظ الكشك هنا البيانات التي تُستبدل؛ ويبقي أحدث {0} ويحذف الأقدم.";
+    KeptNone => "No backup is kept yet.", "لا توجد نسخة محفوظة بعد.";
+    KeptRow => "{0} · {1} · version {2}", "{0}، {1}، الإصدار {2}";
+    KeptDownload => "Download", "نزّل";
+    KeptRestore => "Restore", "استعد";
+    KeptRestoreAsk => "Replace all data on this kiosk with the backup of {0}? Every room closes and everyone signs in again; the data it replaces is kept here first.", "أتستبدل كل بيانات هذا الكشك بنسخة {0}؟ تُغلق كل الغرف ويسجّل الجميع الدخول من جديد؛ وتُحفظ البيانات المستبدلة هنا أولًا.";
     UpdateRunning => "Running version {0}", "الإصدار العامل {0}";
     UpdateInstalled => "Installed: {0}", "المثبّت: {0}";
     UpdateNoneInstalled => "No update has been installed.", "لم يُثبّت أي تحديث.";
