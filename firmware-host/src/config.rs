@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use protocol::http::Language;
+use protocol::http::{Language, Supervisor};
 
 use crate::public_url::GuestWifi;
 
@@ -227,6 +227,19 @@ pub struct Cli {
     /// an owner exists.
     #[arg(long, env = "XO_OWNER_CODE_OUT", value_name = "FILE")]
     pub owner_code_out: Option<PathBuf>,
+
+    /// What starts this server again when an owner restarts it, as the owner's Update page
+    /// says: `none` (it stops and must be started again by hand), `run-script` (scripts/run
+    /// starts the same program again) or `launcher` (the SD-card image's launcher starts the
+    /// newest installed version not marked bad). An owner's restart exits with status 75.
+    #[arg(
+        long,
+        env = "XO_SUPERVISOR",
+        default_value = "none",
+        value_name = "WHO",
+        value_parser = supervisor
+    )]
+    pub supervisor: Supervisor,
 }
 
 /// What the server needs to start; built from [`Cli`] or directly by tests.
@@ -266,6 +279,8 @@ pub struct Config {
     pub guest_wifi: Option<GuestWifi>,
     /// See [`Cli::default_language`].
     pub default_language: Language,
+    /// See [`Cli::supervisor`].
+    pub supervisor: Supervisor,
 }
 
 impl Config {
@@ -291,6 +306,7 @@ impl Config {
             owner_code_out: None,
             guest_wifi: None,
             default_language: Language::En,
+            supervisor: Supervisor::None,
         }
     }
 }
@@ -320,6 +336,7 @@ impl From<&Cli> for Config {
                 .as_ref()
                 .map(|ssid| GuestWifi::from_checked(ssid.clone(), cli.guest_wifi_password.clone())),
             default_language: cli.default_language,
+            supervisor: cli.supervisor,
         }
     }
 }
@@ -331,6 +348,17 @@ fn guest_wifi_ssid(ssid: &str) -> Result<String, String> {
 fn guest_wifi_password(password: &str) -> Result<String, String> {
     // Any valid name: only the password is checked here.
     GuestWifi::new("x", Some(password)).map(|_| password.to_owned())
+}
+
+fn supervisor(who: &str) -> Result<Supervisor, String> {
+    match who {
+        "none" => Ok(Supervisor::None),
+        "run-script" => Ok(Supervisor::RunScript),
+        "launcher" => Ok(Supervisor::Launcher),
+        other => Err(format!(
+            "{other:?} is not one of none, run-script, launcher"
+        )),
+    }
 }
 
 fn public_url(url: &str) -> Result<String, String> {

@@ -22,8 +22,8 @@ use hyper::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValu
 use hyper::{Method, Request, StatusCode};
 use protocol::http::{
     Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
-    CloseRoom, ClosedRoom, KeptBackup, KeptBackups, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restarting,
-    Restored, SeasonStarted, UpdateInstalled,
+    CloseRoom, ClosedRoom, KeptBackup, KeptBackups, OwnerCode, OwnerView, Owners, PasswordReset,
+    Rename, Restarting, Restored, SeasonStarted, UpdateInstalled,
 };
 use protocol::records::UserId;
 
@@ -123,6 +123,14 @@ async fn accounts_list(app: &Arc<App>, online: bool) -> ApiResult {
     ))
 }
 
+/// The update status, with what starts this server again.
+async fn update_status(app: &Arc<App>) -> Result<crate::update::UpdateStatus, ApiError> {
+    let dir = app.config.data_dir.clone();
+    let mut status = blocking(move || crate::update::status(&dir)).await?;
+    status.supervisor = app.config.supervisor;
+    Ok(status)
+}
+
 /// Largest `firmware-host` binary accepted as an update.
 const MAX_UPDATE_BYTES: usize = 128 * 1024 * 1024;
 
@@ -136,6 +144,16 @@ async fn update(
     req: Request<Incoming>,
 ) -> ApiResult {
     let file = read_bytes(req, MAX_UPDATE_BYTES, UPLOAD_TIME).await?;
+    let refused = |e: crate::update::UpdateError| ApiError::UpdateRefused {
+        code: e.code(),
+        why: e.to_string(),
+    };
+    // Before the upload is written: it is on the card once, and the check copies it again.
+    let data_dir = app.config.data_dir.clone();
+    let bytes = file.len() as u64;
+    blocking(move || crate::update::check_room(&data_dir, bytes, 2))
+        .await?
+        .map_err(refused)?;
     let dir = app.config.data_dir.join(crate::update::UPDATES_DIR);
     let upload = dir.join("upload.tmp");
     let target = upload.clone();
@@ -145,12 +163,10 @@ async fn update(
     })
     .await?
     .map_err(|e| ApiError::internal("writing an uploaded update", e))?;
-    let installed = crate::update::install(&upload, &app.config.data_dir).await;
+    let installed =
+        crate::update::install(&upload, &app.config.data_dir, Some(app.store.clone())).await;
     remove_scratch(&upload);
-    let installed = installed.map_err(|e| ApiError::UpdateRefused {
-        code: e.code(),
-        why: e.to_string(),
-    })?;
+    let installed = installed.map_err(refused)?;
     tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "installed an update", version = installed.version, "owner action");
     Ok(json(
         StatusCode::OK,
@@ -561,8 +577,7 @@ pub(crate) async fn route(
                 return Err(ApiError::MethodNotAllowed("GET, HEAD"));
             }
             let health = crate::health::health_view(app);
-            let dir = app.config.data_dir.clone();
-            let update = blocking(move || crate::update::status(&dir)).await?;
+            let update = update_status(app).await?;
             Ok(json(
                 StatusCode::OK,
                 &crate::owner_health::OwnerHealth {
@@ -572,13 +587,7 @@ pub(crate) async fn route(
                 },
             ))
         }
-        ["update"] if is_get => {
-            let dir = app.config.data_dir.clone();
-            Ok(json(
-                StatusCode::OK,
-                &blocking(move || crate::update::status(&dir)).await?,
-            ))
-        }
+        ["update"] if is_get => Ok(json(StatusCode::OK, &update_status(app).await?)),
         ["update"] => {
             if method != Method::POST {
                 return Err(ApiError::MethodNotAllowed("GET, HEAD, POST"));

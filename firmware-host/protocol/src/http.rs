@@ -962,10 +962,44 @@ pub struct UpdateInstalled {
     pub version: String,
 }
 
-/// `POST /api/owner/restart`: the server stops now; the service starts it again.
+/// `POST /api/owner/restart`: the server stops now (exit status [`RESTART_EXIT_STATUS`]);
+/// what starts it again, if anything, is [`UpdateStatus::supervisor`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Restarting {
     pub restarting: bool,
+}
+
+/// The exit status of a server stopped by an owner's restart (`EX_TEMPFAIL`): "start me
+/// again". `scripts/run` starts it again on this status; the image's launcher counts it as an
+/// orderly stop, never a crash.
+pub const RESTART_EXIT_STATUS: u8 = 75;
+
+/// What starts the server again after an owner's restart, as it was told at its start
+/// (`--supervisor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Supervisor {
+    /// Nothing: the server stops and must be started again by hand.
+    #[default]
+    None,
+    /// `scripts/run`: the same program again (installed updates do not run).
+    RunScript,
+    /// The SD-card image's launcher: the newest installed version not marked bad.
+    Launcher,
+}
+
+/// The card's room for checking an update (see `firmware-host`'s `update::room`), estimated
+/// for a new version as large as the running one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UpdateRoom {
+    pub free_bytes: u64,
+    /// What the upload and its check write: the file twice, a snapshot of the data, the
+    /// check's own files.
+    pub needed_bytes: u64,
+    /// What must stay free after it.
+    pub reserve_bytes: u64,
+    /// Whether an upload of that size would be checked (else it is refused `no_room`).
+    pub enough: bool,
 }
 
 /// The launcher's last rollback, as it writes `DATA_DIR/updates/rollback.json`.
@@ -989,6 +1023,13 @@ pub struct UpdateStatus {
     /// Versions that did not become healthy after a restart, in the order they failed.
     pub bad: Vec<String>,
     pub last_rollback: Option<Rollback>,
+    /// What starts the server again after a restart: only the launcher runs installed
+    /// versions.
+    #[serde(default)]
+    pub supervisor: Supervisor,
+    /// `null` when the card's free space cannot be read.
+    #[serde(default)]
+    pub room: Option<UpdateRoom>,
 }
 
 /// `GET /api/owner/health`.

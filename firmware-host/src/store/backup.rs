@@ -195,9 +195,7 @@ pub fn kept_backups(dir: &Path) -> Vec<KeptBackup> {
             })
         })
         .collect();
-    kept.sort_by(|a, b| {
-        (b.header.created_ms, &b.name).cmp(&(a.header.created_ms, &a.name))
-    });
+    kept.sort_by(|a, b| (b.header.created_ms, &b.name).cmp(&(a.header.created_ms, &a.name)));
     kept
 }
 

@@ -358,7 +358,10 @@ async fn kept_backups_are_listed_downloaded_restored_and_only_the_newest_five_ke
             .as_str()
             .expect("kept as")
             .to_owned();
-        let name = kept.strip_prefix("backups/").expect("in backups/").to_owned();
+        let name = kept
+            .strip_prefix("backups/")
+            .expect("in backups/")
+            .to_owned();
         kept_names.push(name);
         sara = sign_in(addr, "sara").await;
     }
@@ -374,11 +377,20 @@ async fn kept_backups_are_listed_downloaded_restored_and_only_the_newest_five_ke
         .iter()
         .map(|b| b["name"].as_str().expect("name"))
         .collect();
-    let newest_five: Vec<&str> = kept_names.iter().rev().take(5).map(String::as_str).collect();
+    let newest_five: Vec<&str> = kept_names
+        .iter()
+        .rev()
+        .take(5)
+        .map(String::as_str)
+        .collect();
     assert_eq!(listed, newest_five, "newest first, the two oldest pruned");
     let mut on_card: Vec<String> = newest_five.iter().map(|n| (*n).to_owned()).collect();
     on_card.sort();
-    assert_eq!(files_in_backups(dir.path()), on_card, "nothing else left in backups/");
+    assert_eq!(
+        files_in_backups(dir.path()),
+        on_card,
+        "nothing else left in backups/"
+    );
     let mut last_ms = u64::MAX;
     for entry in list["backups"].as_array().expect("backups") {
         let name = entry["name"].as_str().expect("name");
