@@ -313,6 +313,17 @@ texts! {
     UpdateDoesNotStart => "That program did not start or did not name its version. Nothing was installed.", "لم يعمل هذا البرنامج أو لم يذكر إصداره. لم يُثبَّت شيء.";
     UpdateUnhealthy => "That version started but did not pass its health check. Nothing was installed.", "عمل هذا الإصدار لكنه لم يجتز فحص السلامة. لم يُثبَّت شيء.";
     UpdateIo => "The kiosk could not read the file or write its data card. Nothing was installed.", "تعذّر على الكشك قراءة الملف أو الكتابة على بطاقة البيانات. لم يُثبَّت شيء.";
+    UpdateNoRoom => "The data card lacks the room to check this update: the new version, a snapshot of the data and a reserve that must stay free. Nothing was installed; free some space first.", "لا تتسع بطاقة البيانات لفحص هذا التحديث: الإصدار الجديد ولقطة من البيانات واحتياطي يجب أن يبقى فارغًا. لم يُثبَّت شيء؛ أفرغ بعض المساحة أولًا.";
+    UpdateNoRoomNow => "The data card has {0} free; checking an update this size needs about {1} and {2} must stay free. Free some space before uploading.", "في بطاقة البيانات {0} متاحة؛ يحتاج فحص تحديث بهذا الحجم نحو {1} ويجب أن تبقى {2} متاحة. أفرغ بعض المساحة قبل الرفع.";
+    UpdateDataInUse => "Another server has the kiosk's data open, so the update could not be checked against it. Nothing was installed.", "خادم آخر يفتح بيانات الكشك، فتعذّر فحص التحديث عليها. لم يُثبَّت شيء.";
+    UpdateDoneManual => "Version {0} passed the checks and is kept in the data folder as updates/firmware-host-{0}. This server was not started by the SD-card image's launcher, so a restart does not run it: start that file instead.", "اجتاز الإصدار {0} الفحوص وحُفظ في مجلد البيانات باسم updates/firmware-host-{0}. لم يشغّل هذا الخادمَ مشغّلُ صورة البطاقة، فلا تشغّله إعادة التشغيل: شغّل ذلك الملف بدلًا منه.";
+    StopServer => "Stop the server", "أوقف الخادم";
+    StopAsk => "Stop the server now? Nothing here starts it again: it must be started again by hand on the computer it runs on. Rooms are saved.", "أتوقف الخادم الآن؟ لا شيء هنا يعيد تشغيله: يجب تشغيله من جديد يدويًا على الحاسوب الذي يعمل عليه. تُحفظ الغرف.";
+    StopYes => "Stop now", "أوقف الآن";
+    Stopped => "The server has stopped. Start it again by hand; this page notices when it is back.", "توقف الخادم. شغّله من جديد يدويًا؛ تلاحظ هذه الصفحة عودته.";
+    RestartAskRunScript => "Restart now? Rooms are saved and everyone reconnects within a few seconds. scripts/run starts the same program again: installed updates run only on the SD-card image.", "أتعيد التشغيل الآن؟ تُحفظ الغرف ويعود الجميع للاتصال خلال ثوانٍ. يشغّل scripts/run البرنامج نفسه من جديد: لا تعمل التحديثات المثبّتة إلا على صورة البطاقة.";
+    RestartedNotNewest => "Version {0} is installed but not running.", "الإصدار {0} مثبّت لكنه لا يعمل.";
+    RestartedRolledBack => "Version {0} is installed but not running: see the last rollback.", "الإصدار {0} مثبّت لكنه لا يعمل: انظر آخر تراجع.";
     Restart => "Restart the server", "أعد تشغيل الخادم";
     RestartAsk => "Restart now? Rooms are saved and everyone reconnects within a few seconds; the newest good version runs.", "أتعيد التشغيل الآن؟ تُحفظ الغرف ويعود الجميع للاتصال خلال ثوانٍ؛ ويعمل أحدث إصدار سليم.";
     RestartYes => "Restart now", "أعد التشغيل الآن";
