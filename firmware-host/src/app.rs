@@ -52,6 +52,8 @@ pub struct App {
     pub restart: tokio::sync::Notify,
     /// The live arena events' tasks.
     pub events: crate::event_runner::Events,
+    /// The status display's state, for the owner's health page.
+    pub display: crate::display::DisplayState,
 }
 
 /// Counts of refused connections, logged sparingly: the first, then at every power of two, so

@@ -584,6 +584,7 @@ pub(crate) async fn route(
                     health,
                     recent_errors: crate::owner_health::recent_errors(),
                     update,
+                    display: app.display.get(),
                 },
             ))
         }

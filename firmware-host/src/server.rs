@@ -145,6 +145,7 @@ impl Server {
             settings,
             restart: tokio::sync::Notify::new(),
             events: crate::event_runner::Events::default(),
+            display: crate::display::DisplayState::default(),
         });
         {
             let app = Arc::clone(&app);
@@ -154,10 +155,12 @@ impl Server {
                 .await
                 .context("event restoring task")?;
         }
-        let display = match app.config.display.as_deref() {
+        // The display never stops the start: its errors go to the log and the owner's
+        // health page, and the thread tries the device again.
+        let display = match crate::display::configured(app.config.display.as_deref()) {
             Some(spec) => Some(
                 DisplayTask::start(spec, Arc::clone(&app))
-                    .with_context(|| format!("cannot start the status display {spec:?}"))?,
+                    .context("cannot start the status display thread")?,
             ),
             None => None,
         };

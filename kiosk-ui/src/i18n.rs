@@ -340,6 +340,10 @@ texts! {
     HealthUnknown => "unknown", "غير معروف";
     HealthActivity => "Now", "الآن";
     HealthActivityLine => "{0} players online · {1} rooms · {2} connections", "{0} لاعب متصل، {1} غرفة، {2} اتصال";
+    HealthDisplay => "Status display", "شاشة الحالة";
+    HealthDisplayOk => "{0}: working", "{0}: تعمل";
+    HealthDisplayStarting => "{0}: starting", "{0}: قيد التشغيل";
+    HealthDisplayFailing => "{0}: not working ({1}); tried again every 30 s", "{0}: لا تعمل ({1})؛ تُجرَّب من جديد كل 30 ثانية";
     HealthErrors => "Recent warnings and errors", "آخر التحذيرات والأخطاء";
     HealthNoErrors => "None since the server started.", "لا شيء منذ بدء الخادم.";
     UptimeDays => "{0} d {1} h", "{0} يوم {1} ساعة";

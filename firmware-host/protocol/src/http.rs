@@ -1041,6 +1041,31 @@ pub struct OwnerHealth {
     pub recent_errors: Vec<String>,
     /// Installed updates and the last rollback.
     pub update: UpdateStatus,
+    /// The status display; `null` when none is configured.
+    #[serde(default)]
+    pub display: Option<DisplayHealth>,
+}
+
+/// The status display as the owner's health page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplayHealth {
+    /// The setting (`--display`, `display=` in `xo-kiosk.txt`): `ssd1306`, `fb:/dev/fb1` …
+    pub backend: String,
+    pub state: DisplayState,
+    /// Why it is failing: the setting not understood, the device not opened, a write failed.
+    pub error: Option<String>,
+}
+
+/// Where the status display is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DisplayState {
+    /// Being opened (the first seconds after the start).
+    Starting,
+    /// Drawn at its last refresh.
+    Ok,
+    /// Not drawn: see `error`. The device is tried again every 30 s.
+    Failing,
 }
 
 /// `POST /api/owner/events`: the owner's event form (EV1). Only `game` and `duration_min` are

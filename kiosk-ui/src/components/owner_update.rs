@@ -4,7 +4,9 @@
 //! the data card's space, activity and the recent warnings and errors.
 
 use gloo::timers::callback::Interval;
-use protocol::http::{HealthStatus, OwnerHealth, StorageState, Supervisor, UpdateStatus};
+use protocol::http::{
+    DisplayState, HealthStatus, OwnerHealth, StorageState, Supervisor, UpdateStatus,
+};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -188,9 +190,7 @@ fn Update() -> Html {
             move || drop(timer)
         });
     }
-    let supervisor = status
-        .as_ref()
-        .map_or(Supervisor::None, |s| s.supervisor);
+    let supervisor = status.as_ref().map_or(Supervisor::None, |s| s.supervisor);
     let picked = {
         let file = file.clone();
         Callback::from(move |e: Event| {
@@ -355,6 +355,18 @@ fn health_facts(lang: Lang, h: &OwnerHealth) -> Html {
                 <dt>{ lang.t(T::HealthVersion) }</dt><dd id="health-version" dir="ltr">{ health.version.clone() }</dd>
                 <dt>{ lang.t(T::HealthUptime) }</dt><dd id="health-uptime">{ uptime(lang, health.uptime_s) }</dd>
                 <dt>{ lang.t(T::HealthStorage) }</dt><dd id="health-storage">{ space }{ state }</dd>
+                if let Some(d) = &h.display {
+                    <dt>{ lang.t(T::HealthDisplay) }</dt>
+                    <dd id="health-display" class={(d.state == DisplayState::Failing).then_some("error")}>{
+                        match d.state {
+                            DisplayState::Ok => lang.f(T::HealthDisplayOk, &[&d.backend]),
+                            DisplayState::Starting => lang.f(T::HealthDisplayStarting, &[&d.backend]),
+                            DisplayState::Failing => lang.f(T::HealthDisplayFailing, &[
+                                &d.backend, d.error.as_deref().unwrap_or_default(),
+                            ]),
+                        }
+                    }</dd>
+                }
                 <dt>{ lang.t(T::HealthActivity) }</dt><dd id="health-activity">{ lang.f(T::HealthActivityLine, &[
                     &lang.num(health.players_online), &lang.num(health.rooms), &lang.num(health.connections),
                 ]) }</dd>
