@@ -22,8 +22,8 @@ use hyper::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValu
 use hyper::{Method, Request, StatusCode};
 use protocol::http::{
     Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
-    CloseRoom, ClosedRoom, KeptBackup, KeptBackups, OwnerCode, OwnerView, Owners, PasswordReset,
-    Rename, Restarting, Restored, SeasonStarted, UpdateInstalled,
+    CloseRoom, ClosedRoom, KeptBackup, KeptBackups, KioskScreen, OwnerCode, OwnerView, Owners,
+    PasswordReset, Rename, Restarting, Restored, SeasonStarted, UpdateInstalled,
 };
 use protocol::records::UserId;
 
@@ -418,6 +418,35 @@ fn parse_id(segment: &str) -> Result<UserId, ApiError> {
     segment
         .parse()
         .map_err(|_| ApiError::NotFound(format!("{segment:?} is not an account id")))
+}
+
+/// `GET /api/kiosk/screen` (whether the kiosk's screen sleeps, for the compositor's hook that
+/// turns the display's power off and on) and `POST` (the kiosk's page reports it): from the
+/// kiosk's own machine only.
+pub(crate) async fn kiosk_screen(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    if !owner::is_kiosk(peer.ip()) {
+        return Err(ApiError::NotKiosk);
+    }
+    let method = req.method().clone();
+    if method == Method::GET || method == Method::HEAD {
+        return Ok(json(StatusCode::OK, &app.screen.get()));
+    }
+    if method != Method::POST {
+        return Err(ApiError::MethodNotAllowed("GET, HEAD, POST"));
+    }
+    let body: KioskScreen = read_json(req, app.config.handshake_timeout).await?;
+    let (now, changed) = app.screen.set(body.asleep, crate::clock::now_ms());
+    if changed {
+        tracing::info!(
+            "the kiosk's screen {}",
+            if now.asleep { "sleeps" } else { "woke" }
+        );
+    }
+    Ok(json(StatusCode::OK, &now))
 }
 
 /// `POST /api/kiosk/owner-code`: a new code for the kiosk's screen, from the kiosk only.

@@ -146,6 +146,7 @@ impl Server {
             restart: tokio::sync::Notify::new(),
             events: crate::event_runner::Events::default(),
             display: crate::display::DisplayState::default(),
+            screen: crate::app::ScreenState::default(),
         });
         {
             let app = Arc::clone(&app);

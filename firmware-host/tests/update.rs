@@ -350,8 +350,8 @@ async fn update_refused_when_the_card_lacks_room_for_the_check() {
     xo_client::privileged::ran(TEST);
 }
 
-/// AP5: the check copies neither `backups/` nor the live file: with backups far larger than
-/// the room left beside them, a newer version is checked and kept. Needs root (a tmpfs card)
+/// AP5: the check copies neither `backups/` nor the live file: with backups larger than the
+/// room left beside the check, a newer version is checked and kept. Needs root (a tmpfs card)
 /// and the newer build.
 #[tokio::test]
 #[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
@@ -360,9 +360,11 @@ async fn update_check_leaves_backups_out() {
     let (next, version) = next();
     let dir = tempfile::tempdir().expect("temp dir");
     let size = std::fs::metadata(&next).expect("next").len();
-    // The candidate twice (upload and check), the reserve, and 40 MiB of backups that a copy
-    // of the data directory would not fit beside them.
-    let card_mib = size * 2 / (1024 * 1024) + 64 + 40;
+    const MIB: u64 = 1024 * 1024;
+    const BACKUPS: u64 = 80 * MIB;
+    // Room for the check (the candidate twice, the check's files, the reserve of a tenth of
+    // the card, some slack) beside 80 MiB of backups, and not for another copy of them.
+    let card_mib = (2 * size).div_ceil(MIB) + 4 + 30 + BACKUPS / MIB + 10;
     let Some(mount) = card(TEST, &dir.path().join("card"), &format!("{card_mib}m")) else {
         return;
     };
@@ -372,11 +374,11 @@ async fn update_check_leaves_backups_out() {
     make_owner(server.addr, &cookie).await;
     ballast(
         &data.join("backups").join("before-restore-1.xokb"),
-        40 * 1024 * 1024,
+        usize::try_from(BACKUPS).expect("fits"),
     );
     let (free, _) = free_space(&mount.path);
     assert!(
-        free < size * 2 + 40 * 1024 * 1024,
+        free < size * 2 + BACKUPS,
         "the card ({free} B free) has no room for a copy of backups/ beside the check"
     );
     let up = upload(

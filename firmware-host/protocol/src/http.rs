@@ -20,6 +20,8 @@
 //! | `GET /api/puzzles/daily` | | 200 [`DailyPuzzles`] | |
 //! | `DELETE /api/me` | [`DeleteAccount`] | 200 [`SignedOut`], cookie cleared; sessions and WebSockets end; games kept with the seat named [`DELETED_PLAYER_NAME`] | `not_signed_in`, `wrong_password`, `last_owner`, `too_many_attempts`, `storage_unavailable` |
 //! | `POST /api/kiosk/owner-code` | `{}` | 200 [`OwnerCode`] | `not_kiosk` (not from the kiosk itself) |
+//! | `GET /api/kiosk/screen` | | 200 [`KioskScreen`] | `not_kiosk` |
+//! | `POST /api/kiosk/screen` | [`KioskScreen`] | 200 [`KioskScreen`] | `not_kiosk` |
 //! | `POST /api/owner/claim` | [`ClaimOwner`] | 200 [`Owners`] | `not_signed_in`, `bad_owner_code` |
 //! | `GET /api/owner` | | 200 [`Owners`] | `not_signed_in`, `not_owner` |
 //! | `DELETE /api/owner/owners/{id}` | `{}` | 200 [`Owners`] | `not_signed_in`, `not_owner`, `last_owner`, `not_found` |
@@ -157,6 +159,12 @@ pub enum ApiErrorCode {
     /// `wifi.password` is not 8 to 63 printable ASCII characters, or does not match
     /// `wifi.security` (`WPA` needs one, `nopass` has none).
     InvalidWifiPassword,
+    /// `screen_sleep` is not `null` nor `{"from":"HH:MM","until":"HH:MM"}` with two different
+    /// times of day.
+    InvalidScreenSleep,
+    /// `screen_off_idle_s` is not 0 (never) nor a whole number of seconds in
+    /// [`SCREEN_OFF_IDLE_RANGE_S`].
+    InvalidScreenOffIdle,
     // Server.
     /// The data card cannot be written now (full, failing or read-only); nothing changed.
     StorageUnavailable,
@@ -199,6 +207,8 @@ impl ApiErrorCode {
             | ApiErrorCode::InvalidDefaultLanguage
             | ApiErrorCode::InvalidWifiSsid
             | ApiErrorCode::InvalidWifiPassword
+            | ApiErrorCode::InvalidScreenSleep
+            | ApiErrorCode::InvalidScreenOffIdle
             | ApiErrorCode::InvalidEventDuration
             | ApiErrorCode::InvalidEventStart
             | ApiErrorCode::InvalidEventTimePerMove
@@ -272,6 +282,8 @@ impl ApiErrorCode {
             ApiErrorCode::InvalidDefaultLanguage => "invalid_default_language",
             ApiErrorCode::InvalidWifiSsid => "invalid_wifi_ssid",
             ApiErrorCode::InvalidWifiPassword => "invalid_wifi_password",
+            ApiErrorCode::InvalidScreenSleep => "invalid_screen_sleep",
+            ApiErrorCode::InvalidScreenOffIdle => "invalid_screen_off_idle",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
             ApiErrorCode::InvalidEventDuration => "invalid_event_duration",
@@ -286,7 +298,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 45] = [
+    pub const ALL: [ApiErrorCode; 47] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -323,6 +335,8 @@ impl ApiErrorCode {
         ApiErrorCode::InvalidDefaultLanguage,
         ApiErrorCode::InvalidWifiSsid,
         ApiErrorCode::InvalidWifiPassword,
+        ApiErrorCode::InvalidScreenSleep,
+        ApiErrorCode::InvalidScreenOffIdle,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
         ApiErrorCode::InvalidEventDuration,
@@ -498,6 +512,12 @@ pub struct ServerConfig {
     /// The language pages open in until the visitor chooses one (the owner's setting).
     #[serde(default)]
     pub default_language: Language,
+    /// The hours the kiosk's screen sleeps once left alone for `kiosk_idle_s`; `null`: none.
+    #[serde(default)]
+    pub screen_sleep: Option<SleepHours>,
+    /// Seconds without a touch after which the kiosk's screen sleeps; 0: never.
+    #[serde(default)]
+    pub screen_off_idle_s: u64,
     pub version: String,
     /// [`crate::PROTOCOL_VERSION`].
     pub protocol_version: u32,
@@ -537,6 +557,30 @@ impl core::str::FromStr for Language {
 /// The idle times an owner may set, in seconds (U7; the default is 120).
 pub const KIOSK_IDLE_RANGE_S: core::ops::RangeInclusive<u64> = 10..=3600;
 
+/// `screen_off_idle_s` other than 0 (never): from ten seconds to a day.
+pub const SCREEN_OFF_IDLE_RANGE_S: core::ops::RangeInclusive<u64> = 10..=86_400;
+
+/// The hours the kiosk's screen sleeps (AP3), in the kiosk's local time: from `from` until
+/// `until`, each `"HH:MM"` (24-hour); an `until` earlier than `from` runs past midnight
+/// (`23:00` until `08:00`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SleepHours {
+    pub from: String,
+    pub until: String,
+}
+
+/// `GET` and `POST /api/kiosk/screen`: whether the kiosk's screen shows its sleep (black)
+/// page. The kiosk's own page reports it; the image's compositor hook reads it to turn the
+/// display's power off and on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KioskScreen {
+    pub asleep: bool,
+    /// When it last changed (server time, ms since the epoch); 0 before any report. Ignored
+    /// in a `POST`.
+    #[serde(default)]
+    pub changed_ms: u64,
+}
+
 /// `GET` and `PUT /api/owner/settings`: the settings an owner would otherwise edit on the SD
 /// card. Once an owner saved them they override the command-line flags (and the image's
 /// `xo-kiosk.txt`, which sets those flags) until `DELETE /api/owner/settings` forgets them.
@@ -552,6 +596,12 @@ pub struct OwnerSettings {
     pub default_language: Language,
     /// The guests' Wi-Fi network, shown as a second QR code; `null`: none.
     pub wifi: Option<Wifi>,
+    /// The hours the kiosk's screen sleeps (AP3); `null`: none.
+    #[serde(default)]
+    pub screen_sleep: Option<SleepHours>,
+    /// Seconds without a touch after which the kiosk's screen sleeps, at any hour; 0: never.
+    #[serde(default)]
+    pub screen_off_idle_s: u64,
     /// In answers: whether these are an owner's stored settings (`false`: the flags'). Ignored
     /// in a `PUT`.
     #[serde(default)]

@@ -373,6 +373,20 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         "200",
         exactly::<http::Restored>,
     ),
+    (
+        "GET",
+        "/api/owner/backups",
+        None,
+        "200",
+        exactly::<http::KeptBackups>,
+    ),
+    (
+        "POST",
+        "/api/owner/backups/{name}/restore",
+        None,
+        "200",
+        exactly::<http::Restored>,
+    ),
     ("GET", "/api/seasons", None, "200", exactly::<http::Seasons>),
     (
         "POST",

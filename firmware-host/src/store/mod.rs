@@ -115,8 +115,8 @@ pub use meta::SCHEMA_VERSION;
 pub use op::OwnerError;
 pub use owners::{DELETED_NAME, OwnerRecord};
 pub use records::{
-    EventRecord, LadderStats, ResetCodeRecord, ResetGuess, SettingsRecord, StoredGame,
-    StoredLanguage, StoredWifi, UserRecord,
+    EventRecord, LadderStats, ResetCodeRecord, ResetGuess, ScreenRecord, SettingsRecord,
+    StoredGame, StoredLanguage, StoredWifi, UserRecord,
 };
 pub use seasons::{PlayerSeason, SeasonRecord, SeasonRow};
 pub use sessions::SESSIONS_KEPT;
