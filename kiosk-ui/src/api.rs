@@ -112,6 +112,20 @@ pub async fn kiosk_owner_code() -> Result<protocol::http::OwnerCode, ApiError> {
     post("/api/kiosk/owner-code", empty()).await
 }
 
+/// AP3: tells the server the kiosk's screen sleeps or woke (the compositor's hook reads it to
+/// turn the display's power off and on).
+pub async fn report_screen(asleep: bool) -> Result<protocol::http::KioskScreen, ApiError> {
+    let body = protocol::http::KioskScreen {
+        asleep,
+        changed_ms: 0,
+    };
+    post(
+        "/api/kiosk/screen",
+        Body::Json(serde_json::to_string(&body).unwrap_or_default()),
+    )
+    .await
+}
+
 /// Owner mode: the signed-in account becomes an owner with a code.
 pub async fn claim_owner(code: &str) -> Result<protocol::http::Owners, ApiError> {
     let body = protocol::http::ClaimOwner {

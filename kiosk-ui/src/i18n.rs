@@ -289,6 +289,7 @@ texts! {
     RestoreDone => "Restored: {0} accounts and {1} games. The data it replaced is kept in the data folder as {2}; restore that file to undo. Sign in again with an account from the backup.", "تمت الاستعادة: {0} حساب و{1} مباراة. حُفظت البيانات المستبدلة في مجلد البيانات باسم {2}؛ استعد ذلك الملف للتراجع. سجّل الدخول من جديد بحساب من النسخة.";
     ErrBadBackup => "That file is not a backup of an XO Kiosk, or it is damaged. Nothing was changed.", "هذا الملف ليس نسخة احتياطية لـ XO Kiosk أو أنه تالف. لم يتغير شيء.";
     ErrBackupTooNew => "That backup was made by a newer version of XO Kiosk: update this kiosk first. Nothing was changed.", "أُنشئت هذه النسخة بإصدار أحدث من XO Kiosk: حدّث هذا الكشك أولًا. لم يتغير شيء.";
+    ScreenAsleep => "The screen is asleep. Touch it to wake it.", "الشاشة نائمة. المسها لإيقاظها.";
     KeptTitle => "Backups kept on this kiosk", "النسخ الاحتياطية المحفوظة على هذا الكشك";
     KeptHelp => "Before each restore the kiosk keeps the data it replaces here; it keeps the newest {0} and removes older ones.", "قبل كل استعادة يحفظ الكشك هنا البيانات التي تُستبدل؛ ويبقي أحدث {0} ويحذف الأقدم.";
     KeptNone => "No backup is kept yet.", "لا توجد نسخة محفوظة بعد.";
@@ -724,6 +725,13 @@ texts! {
     ErrSettingsLanguage => "Choose English or Arabic.", "اختر الإنجليزية أو العربية.";
     ErrSettingsSsid => "The network name must be 1 to 32 bytes long.", "يجب أن يكون اسم الشبكة بين 1 و32 بايت.";
     ErrSettingsPassword => "The Wi-Fi password must be 8 to 63 plain letters, digits or symbols, or empty for an open network.", "يجب أن تكون كلمة مرور الشبكة من 8 إلى 63 حرفًا لاتينيًا أو رقمًا أو رمزًا، أو فارغة لشبكة مفتوحة.";
+    SettingsScreen => "When the screen sleeps", "متى تنام الشاشة";
+    SettingsSleepFrom => "Sleep from (HH:MM, empty: never)", "تنام من (HH:MM، فارغ: أبدًا)";
+    SettingsSleepUntil => "Until (HH:MM)", "حتى (HH:MM)";
+    SettingsScreenOff => "Also sleep after this many seconds without a touch ({0}: never; 600 is ten minutes)", "ونم أيضًا بعد هذا العدد من الثواني دون لمس ({0}: أبدًا؛ 600 عشر دقائق)";
+    SettingsScreenNote => "A sleeping screen is black; the next touch only wakes it. In the sleep hours it sleeps once left alone for the idle time above.", "الشاشة النائمة سوداء؛ واللمسة التالية توقظها فقط. وفي ساعات النوم تنام متى تُركت مدة الخمول أعلاه.";
+    ErrSettingsSleep => "The sleep hours must be two different times of day as HH:MM (for example 23:00 and 08:00), or both empty.", "يجب أن تكون ساعات النوم وقتين مختلفين من اليوم بصيغة HH:MM (مثل 23:00 و08:00)، أو فارغين كلاهما.";
+    ErrSettingsScreenOff => "The seconds before the screen sleeps must be 0 (never) or a whole number from 10 to 86400.", "يجب أن تكون الثواني قبل نوم الشاشة 0 (أبدًا) أو عددًا صحيحًا من 10 إلى 86400.";
 }
 
 #[cfg(test)]
