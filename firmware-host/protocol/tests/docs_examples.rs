@@ -387,6 +387,20 @@ const ENDPOINTS: &[(&str, &str, Option<BodyCheck>, &str, BodyCheck)] = &[
         "200",
         exactly::<http::Restored>,
     ),
+    (
+        "POST",
+        "/api/kiosk/screen",
+        Some(request::<http::KioskScreen>),
+        "200",
+        exactly::<http::KioskScreen>,
+    ),
+    (
+        "GET",
+        "/api/kiosk/screen",
+        None,
+        "200",
+        exactly::<http::KioskScreen>,
+    ),
     ("GET", "/api/seasons", None, "200", exactly::<http::Seasons>),
     (
         "POST",

@@ -19,3 +19,4 @@ mod password_browser;
 mod profile_seasons_browser;
 mod puzzle_browser;
 mod restart_browser;
+mod screen_sleep_browser;
