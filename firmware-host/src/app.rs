@@ -52,6 +52,40 @@ pub struct App {
     pub restart: tokio::sync::Notify,
     /// The live arena events' tasks.
     pub events: Arc<crate::event_runner::Events>,
+    /// The status display's state, for the owner's health page.
+    pub display: crate::display::DisplayState,
+    /// Whether the kiosk's screen sleeps, as its page last said.
+    pub screen: ScreenState,
+}
+
+/// Whether the kiosk's screen sleeps (`/api/kiosk/screen`).
+#[derive(Debug, Default)]
+pub struct ScreenState(std::sync::Mutex<protocol::http::KioskScreen>);
+
+impl ScreenState {
+    pub fn get(&self) -> protocol::http::KioskScreen {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records `asleep` at `now_ms` (`changed_ms` moves only when it changed); the state now,
+    /// and whether it changed.
+    pub fn set(&self, asleep: bool, now_ms: u64) -> (protocol::http::KioskScreen, bool) {
+        let mut screen = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let changed = screen.asleep != asleep || screen.changed_ms == 0;
+        if changed {
+            *screen = protocol::http::KioskScreen {
+                asleep,
+                changed_ms: now_ms,
+            };
+        }
+        (*screen, changed)
+    }
 }
 
 /// Counts of refused connections, logged sparingly: the first, then at every power of two, so

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use protocol::http::Language;
+use protocol::http::{Language, Supervisor};
 
 use crate::public_url::GuestWifi;
 
@@ -227,7 +227,42 @@ pub struct Cli {
     /// an owner exists.
     #[arg(long, env = "XO_OWNER_CODE_OUT", value_name = "FILE")]
     pub owner_code_out: Option<PathBuf>,
+
+    /// What starts this server again when an owner restarts it, as the owner's Update page
+    /// says: `none` (it stops and must be started again by hand), `run-script` (scripts/run
+    /// starts the same program again) or `launcher` (the SD-card image's launcher starts the
+    /// newest installed version not marked bad). An owner's restart exits with status 75.
+    #[arg(
+        long,
+        env = "XO_SUPERVISOR",
+        default_value = "none",
+        value_name = "WHO",
+        value_parser = supervisor
+    )]
+    pub supervisor: Supervisor,
+
+    /// Hours the kiosk's screen sleeps (AP3), in this machine's local time, as HH:MM-HH:MM
+    /// (23:00-08:00 runs past midnight; empty or `none`: none). In those hours the kiosk's
+    /// page goes black once left alone for --kiosk-idle; a touch wakes it and does nothing
+    /// else. An owner's saved setting overrides it.
+    #[arg(long, env = "XO_SCREEN_SLEEP", value_name = "HH:MM-HH:MM", value_parser = screen_sleep)]
+    pub screen_sleep: Option<ScreenSleep>,
+
+    /// Seconds without a touch after which the kiosk's screen sleeps at any hour; 0: never
+    /// (10 to 86400 otherwise). An owner's saved setting overrides it.
+    #[arg(
+        long,
+        env = "XO_SCREEN_OFF_IDLE",
+        default_value_t = 0,
+        value_name = "SECONDS",
+        value_parser = screen_off_idle
+    )]
+    pub screen_off_idle: u64,
 }
+
+/// `--screen-sleep` as minutes after midnight (`None` inside: the flag given empty, none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScreenSleep(pub Option<(u16, u16)>);
 
 /// What the server needs to start; built from [`Cli`] or directly by tests.
 #[derive(Debug, Clone)]
@@ -266,6 +301,12 @@ pub struct Config {
     pub guest_wifi: Option<GuestWifi>,
     /// See [`Cli::default_language`].
     pub default_language: Language,
+    /// See [`Cli::supervisor`].
+    pub supervisor: Supervisor,
+    /// See [`Cli::screen_sleep`]: minutes after midnight, `(from, until)`.
+    pub screen_sleep: Option<(u16, u16)>,
+    /// See [`Cli::screen_off_idle`]; 0: never.
+    pub screen_off_idle_s: u64,
 }
 
 impl Config {
@@ -291,6 +332,9 @@ impl Config {
             owner_code_out: None,
             guest_wifi: None,
             default_language: Language::En,
+            supervisor: Supervisor::None,
+            screen_sleep: None,
+            screen_off_idle_s: 0,
         }
     }
 }
@@ -320,6 +364,9 @@ impl From<&Cli> for Config {
                 .as_ref()
                 .map(|ssid| GuestWifi::from_checked(ssid.clone(), cli.guest_wifi_password.clone())),
             default_language: cli.default_language,
+            supervisor: cli.supervisor,
+            screen_sleep: cli.screen_sleep.and_then(|s| s.0),
+            screen_off_idle_s: cli.screen_off_idle,
         }
     }
 }
@@ -331,6 +378,41 @@ fn guest_wifi_ssid(ssid: &str) -> Result<String, String> {
 fn guest_wifi_password(password: &str) -> Result<String, String> {
     // Any valid name: only the password is checked here.
     GuestWifi::new("x", Some(password)).map(|_| password.to_owned())
+}
+
+fn screen_sleep(text: &str) -> Result<ScreenSleep, String> {
+    Ok(ScreenSleep(
+        match protocol::rules::parse_sleep_hours(text)? {
+            Some((from, until)) => Some(protocol::rules::sleep_hours(&from, &until)?),
+            None => None,
+        },
+    ))
+}
+
+fn screen_off_idle(text: &str) -> Result<u64, String> {
+    let range = protocol::http::SCREEN_OFF_IDLE_RANGE_S;
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|s| *s == 0 || range.contains(s))
+        .ok_or_else(|| {
+            format!(
+                "{text:?} is not 0 (never) nor a whole number of seconds from {} to {}",
+                range.start(),
+                range.end()
+            )
+        })
+}
+
+fn supervisor(who: &str) -> Result<Supervisor, String> {
+    match who {
+        "none" => Ok(Supervisor::None),
+        "run-script" => Ok(Supervisor::RunScript),
+        "launcher" => Ok(Supervisor::Launcher),
+        other => Err(format!(
+            "{other:?} is not one of none, run-script, launcher"
+        )),
+    }
 }
 
 fn public_url(url: &str) -> Result<String, String> {

@@ -1,12 +1,18 @@
-//! The optional status display (P5): a thread of its own (drawing blocks) shows the address
-//! phones should open, players online, rooms waiting and playing, and uptime, every
+//! The optional status display (P5, AP4): a thread of its own (drawing blocks) shows the
+//! address phones should open, players online, rooms waiting and playing, and uptime, every
 //! [`REFRESH`]. The drawing itself lives in the `status-display` crate.
+//!
+//! The display is an extra: a setting that does not parse, a device that cannot be opened (no
+//! bus, no permission, nothing plugged in) or a failing write never stops the server. It is
+//! logged once, kept in [`DisplayState`] for the owner's health page, and the device is tried
+//! again every [`RETRY`] (a bus module loaded late, a screen plugged in afterwards).
 
-use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use protocol::http::{DisplayHealth, DisplayState as Shown};
 use status_display::{Backend, Display, Status, StorageWarning};
 
 use crate::store::{StorageHealth, StorageState};
@@ -15,6 +21,36 @@ use crate::app::App;
 
 /// How often the screen is redrawn.
 pub const REFRESH: Duration = Duration::from_secs(5);
+/// How often a display that cannot be opened is tried again.
+pub const RETRY: Duration = Duration::from_secs(30);
+
+/// What the owner's health page says about the display: `None` when none is configured.
+#[derive(Debug, Default)]
+pub struct DisplayState(Mutex<Option<DisplayHealth>>);
+
+impl DisplayState {
+    pub fn get(&self) -> Option<DisplayHealth> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set(&self, backend: &str, state: Shown, error: Option<String>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(DisplayHealth {
+            backend: backend.to_owned(),
+            state,
+            error,
+        });
+    }
+}
+
+/// The `--display` setting as given, `None` for no display: empty and `none` (the image's
+/// `display = none`) mean none.
+pub fn configured(spec: Option<&str>) -> Option<&str> {
+    spec.map(str::trim)
+        .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("none"))
+}
 
 /// A running display thread; stopping it joins the thread.
 #[derive(Debug)]
@@ -24,16 +60,15 @@ pub struct DisplayTask {
 }
 
 impl DisplayTask {
-    /// Opens `backend` and starts refreshing it from `app`. Fails when the spec does not parse
-    /// or the device cannot be opened.
+    /// Starts the display thread for `spec`: it opens the backend (again every [`RETRY`]
+    /// while it cannot) and refreshes it from `app`, keeping `app.display` up to date.
     pub fn start(spec: &str, app: Arc<App>) -> anyhow::Result<DisplayTask> {
-        let backend: Backend = spec.parse()?;
-        let display = Display::open(&backend)?;
         let (stop, stopped) = mpsc::channel();
+        let spec = spec.to_owned();
+        app.display.set(&spec, Shown::Starting, None);
         let thread = std::thread::Builder::new()
             .name("status-display".into())
-            .spawn(move || run(display, &app, &stopped))?;
-        tracing::info!(backend = spec, "status display started");
+            .spawn(move || run(&spec, &app, &stopped))?;
         Ok(DisplayTask { stop, thread })
     }
 
@@ -72,22 +107,60 @@ fn storage_warning(health: &StorageHealth) -> Option<StorageWarning> {
     }
 }
 
-fn run(mut display: Display, app: &App, stopped: &mpsc::Receiver<()>) {
+/// Waits `period` or until stopped; `true` when stopped.
+fn wait(stopped: &mpsc::Receiver<()>, period: Duration) -> bool {
+    match stopped.recv_timeout(period) {
+        Err(RecvTimeoutError::Timeout) => false,
+        Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
+    }
+}
+
+fn run(spec: &str, app: &App, stopped: &mpsc::Receiver<()>) {
+    let backend: Backend = match spec.parse() {
+        Ok(backend) => backend,
+        Err(e) => {
+            // A setting that does not parse stays wrong until it is changed: no retry.
+            tracing::error!(backend = spec, error = %e, "the status display setting is not understood; the server runs without it");
+            app.display.set(spec, Shown::Failing, Some(e.to_string()));
+            return;
+        }
+    };
     // Logs a failure once until the display works again, so a missing OLED does not flood
-    // the log every five seconds.
+    // the log.
     let mut failing = false;
+    let mut display = loop {
+        match Display::open(&backend) {
+            Ok(display) => break display,
+            Err(e) => {
+                if !failing {
+                    tracing::error!(backend = spec, error = %e, "cannot open the status display; trying again every {} s", RETRY.as_secs());
+                    failing = true;
+                }
+                app.display.set(spec, Shown::Failing, Some(e.to_string()));
+                if wait(stopped, RETRY) {
+                    return;
+                }
+            }
+        }
+    };
+    tracing::info!(backend = spec, "status display started");
+    failing = false;
     loop {
         match display.show(&current_status(app)) {
-            Ok(()) => failing = false,
-            Err(e) if !failing => {
-                tracing::warn!(error = %e, "status display update failed; retrying");
-                failing = true;
+            Ok(()) => {
+                failing = false;
+                app.display.set(spec, Shown::Ok, None);
             }
-            Err(_) => {}
+            Err(e) => {
+                if !failing {
+                    tracing::warn!(backend = spec, error = %e, "status display update failed; retrying");
+                    failing = true;
+                }
+                app.display.set(spec, Shown::Failing, Some(e.to_string()));
+            }
         }
-        match stopped.recv_timeout(REFRESH) {
-            Err(RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        if wait(stopped, REFRESH) {
+            return;
         }
     }
 }

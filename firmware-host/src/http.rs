@@ -174,6 +174,7 @@ async fn route(
             post(is_post)?;
             crate::owner_api::kiosk_code(app, peer)
         }
+        ["kiosk", "screen"] => crate::owner_api::kiosk_screen(app, peer, req).await,
         ["owner", rest @ ..] => crate::owner_api::route(app, peer, req, rest).await,
         ["users", name] if !name.is_empty() => {
             get(is_get)?;
@@ -255,6 +256,8 @@ fn config(app: &Arc<App>) -> Response<Body> {
             local_url: addresses.local_url,
             wifi: settings.wifi,
             default_language: settings.default_language,
+            screen_sleep: settings.screen_sleep,
+            screen_off_idle_s: settings.screen_off_idle_s,
             version: crate::VERSION.to_owned(),
             protocol_version: protocol::PROTOCOL_VERSION,
         },

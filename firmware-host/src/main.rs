@@ -105,11 +105,15 @@ fn main() -> anyhow::Result<std::process::ExitCode> {
         // Before the server answers anything: a stop signal from then on is a clean stop.
         let mut signals = firmware_host::shutdown::Signals::listen();
         let server = Server::start(Config::from(&cli)).await?;
-        tokio::select! {
-            () = signals.recv() => {}
-            () = server.restart_requested() => tracing::info!("restarting at an owner's request"),
-        }
+        let status = tokio::select! {
+            () = signals.recv() => std::process::ExitCode::SUCCESS,
+            () = server.restart_requested() => {
+                tracing::info!(supervisor = ?cli.supervisor, "restarting at an owner's request");
+                // "Start me again": scripts/run and the image's launcher know this status.
+                std::process::ExitCode::from(protocol::http::RESTART_EXIT_STATUS)
+            }
+        };
         server.shutdown().await;
-        Ok(std::process::ExitCode::SUCCESS)
+        Ok(status)
     })
 }

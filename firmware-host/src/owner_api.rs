@@ -22,8 +22,8 @@ use hyper::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValu
 use hyper::{Method, Request, StatusCode};
 use protocol::http::{
     Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
-    CloseRoom, ClosedRoom, OwnerCode, OwnerView, Owners, PasswordReset, Rename, Restarting,
-    Restored, SeasonStarted, UpdateInstalled,
+    CloseRoom, ClosedRoom, KeptBackup, KeptBackups, KioskScreen, OwnerCode, OwnerView, Owners,
+    PasswordReset, Rename, Restarting, Restored, SeasonStarted, UpdateInstalled,
 };
 use protocol::records::UserId;
 
@@ -123,6 +123,14 @@ async fn accounts_list(app: &Arc<App>, online: bool) -> ApiResult {
     ))
 }
 
+/// The update status, with what starts this server again.
+async fn update_status(app: &Arc<App>) -> Result<crate::update::UpdateStatus, ApiError> {
+    let dir = app.config.data_dir.clone();
+    let mut status = blocking(move || crate::update::status(&dir)).await?;
+    status.supervisor = app.config.supervisor;
+    Ok(status)
+}
+
 /// Largest `firmware-host` binary accepted as an update.
 const MAX_UPDATE_BYTES: usize = 128 * 1024 * 1024;
 
@@ -136,6 +144,16 @@ async fn update(
     req: Request<Incoming>,
 ) -> ApiResult {
     let file = read_bytes(req, MAX_UPDATE_BYTES, UPLOAD_TIME).await?;
+    let refused = |e: crate::update::UpdateError| ApiError::UpdateRefused {
+        code: e.code(),
+        why: e.to_string(),
+    };
+    // Before the upload is written: it is on the card once, and the check copies it again.
+    let data_dir = app.config.data_dir.clone();
+    let bytes = file.len() as u64;
+    blocking(move || crate::update::check_room(&data_dir, bytes, 2))
+        .await?
+        .map_err(refused)?;
     let dir = app.config.data_dir.join(crate::update::UPDATES_DIR);
     let upload = dir.join("upload.tmp");
     let target = upload.clone();
@@ -145,12 +163,10 @@ async fn update(
     })
     .await?
     .map_err(|e| ApiError::internal("writing an uploaded update", e))?;
-    let installed = crate::update::install(&upload, &app.config.data_dir).await;
+    let installed =
+        crate::update::install(&upload, &app.config.data_dir, Some(app.store.clone())).await;
     remove_scratch(&upload);
-    let installed = installed.map_err(|e| ApiError::UpdateRefused {
-        code: e.code(),
-        why: e.to_string(),
-    })?;
+    let installed = installed.map_err(refused)?;
     tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "installed an update", version = installed.version, "owner action");
     Ok(json(
         StatusCode::OK,
@@ -200,19 +216,61 @@ async fn backup(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiRe
     let now = crate::clock::now_ms();
     let file = blocking(move || store.backup_blocking(now)).await??;
     tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "downloaded a backup", bytes = file.len(), "owner action");
-    let mut response = hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from(file)));
+    Ok(download(
+        bytes::Bytes::from(file),
+        &format!("xo-kiosk-backup-{now}.xokb"),
+    ))
+}
+
+/// A backup file as a download named `name`.
+fn download(file: bytes::Bytes, name: &str) -> hyper::Response<crate::api_error::Body> {
+    let mut response = hyper::Response::new(http_body_util::Full::new(file));
     let headers = response.headers_mut();
     headers.insert(
         CONTENT_TYPE,
         HeaderValue::from_static("application/octet-stream"),
     );
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Ok(value) = HeaderValue::from_str(&format!(
-        "attachment; filename=\"xo-kiosk-backup-{now}.xokb\""
-    )) {
+    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
         headers.insert(CONTENT_DISPOSITION, value);
     }
-    Ok(response)
+    response
+}
+
+/// `GET /api/owner/backups`: the backups kept on the kiosk, newest first.
+async fn kept_list(app: &Arc<App>) -> ApiResult {
+    let store = app.store.clone();
+    let kept = blocking(move || crate::store::kept_backups(&store.replaced_dir())).await?;
+    Ok(json(
+        StatusCode::OK,
+        &KeptBackups {
+            keep: u32::try_from(crate::store::BACKUPS_KEPT).unwrap_or(u32::MAX),
+            backups: kept
+                .into_iter()
+                .map(|k| KeptBackup {
+                    name: k.name,
+                    created_ms: k.header.created_ms,
+                    bytes: k.bytes,
+                    app_version: k.header.app_version,
+                })
+                .collect(),
+        },
+    ))
+}
+
+/// The bytes of the kept backup `name`, or `not_found` when no kept backup has that name (a
+/// name with a path in it never has).
+async fn kept_file(app: &Arc<App>, name: &str) -> Result<bytes::Bytes, ApiError> {
+    let missing = || ApiError::NotFound(format!("no kept backup {name:?}"));
+    if !crate::store::is_backup_name(name) {
+        return Err(missing());
+    }
+    let path = app.store.replaced_dir().join(name);
+    match blocking(move || std::fs::read(path)).await? {
+        Ok(file) => Ok(bytes::Bytes::from(file)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(missing()),
+        Err(e) => Err(ApiError::internal("reading a kept backup", e)),
+    }
 }
 
 /// Keeps a backup of the data now in the data directory's `backups/`, then replaces the data
@@ -230,16 +288,12 @@ async fn restore(
     let kept = name.clone();
     blocking(move || -> Result<(), ApiError> {
         let current = store.backup_blocking(now)?;
-        let dir = store.replaced_dir();
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&dir)?;
-            let tmp = dir.join(format!("{kept}.tmp"));
-            let mut file = std::fs::File::create(&tmp)?;
-            std::io::Write::write_all(&mut file, &current)?;
-            file.sync_all()?;
-            std::fs::rename(&tmp, dir.join(&kept))
-        };
-        write().map_err(|e| ApiError::internal("keeping the replaced data as a backup", e))
+        let pruned = crate::store::keep_backup(&store.replaced_dir(), &kept, &current)
+            .map_err(|e| ApiError::internal("keeping the replaced data as a backup", e))?;
+        if !pruned.is_empty() {
+            tracing::info!(target: "owner", ?pruned, kept = crate::store::BACKUPS_KEPT, "older backups removed");
+        }
+        Ok(())
     })
     .await??;
     let closed = app
@@ -364,6 +418,35 @@ fn parse_id(segment: &str) -> Result<UserId, ApiError> {
     segment
         .parse()
         .map_err(|_| ApiError::NotFound(format!("{segment:?} is not an account id")))
+}
+
+/// `GET /api/kiosk/screen` (whether the kiosk's screen sleeps, for the compositor's hook that
+/// turns the display's power off and on) and `POST` (the kiosk's page reports it): from the
+/// kiosk's own machine only.
+pub(crate) async fn kiosk_screen(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    req: Request<Incoming>,
+) -> ApiResult {
+    if !owner::is_kiosk(peer.ip()) {
+        return Err(ApiError::NotKiosk);
+    }
+    let method = req.method().clone();
+    if method == Method::GET || method == Method::HEAD {
+        return Ok(json(StatusCode::OK, &app.screen.get()));
+    }
+    if method != Method::POST {
+        return Err(ApiError::MethodNotAllowed("GET, HEAD, POST"));
+    }
+    let body: KioskScreen = read_json(req, app.config.handshake_timeout).await?;
+    let (now, changed) = app.screen.set(body.asleep, crate::clock::now_ms());
+    if changed {
+        tracing::info!(
+            "the kiosk's screen {}",
+            if now.asleep { "sleeps" } else { "woke" }
+        );
+    }
+    Ok(json(StatusCode::OK, &now))
 }
 
 /// `POST /api/kiosk/owner-code`: a new code for the kiosk's screen, from the kiosk only.
@@ -523,24 +606,18 @@ pub(crate) async fn route(
                 return Err(ApiError::MethodNotAllowed("GET, HEAD"));
             }
             let health = crate::health::health_view(app);
-            let dir = app.config.data_dir.clone();
-            let update = blocking(move || crate::update::status(&dir)).await?;
+            let update = update_status(app).await?;
             Ok(json(
                 StatusCode::OK,
                 &crate::owner_health::OwnerHealth {
                     health,
                     recent_errors: crate::owner_health::recent_errors(),
                     update,
+                    display: app.display.get(),
                 },
             ))
         }
-        ["update"] if is_get => {
-            let dir = app.config.data_dir.clone();
-            Ok(json(
-                StatusCode::OK,
-                &blocking(move || crate::update::status(&dir)).await?,
-            ))
-        }
+        ["update"] if is_get => Ok(json(StatusCode::OK, &update_status(app).await?)),
         ["update"] => {
             if method != Method::POST {
                 return Err(ApiError::MethodNotAllowed("GET, HEAD, POST"));
@@ -574,6 +651,32 @@ pub(crate) async fn route(
                 return Err(ApiError::MethodNotAllowed("GET, HEAD"));
             }
             backup(app, peer, &you).await
+        }
+        ["backups"] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            kept_list(app).await
+        }
+        ["backups", name] => {
+            if !is_get {
+                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
+            }
+            let file = kept_file(app, name).await?;
+            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "downloaded a kept backup", name, "owner action");
+            Ok(download(file, name))
+        }
+        ["backups", name, "restore"] => {
+            if method != Method::POST {
+                return Err(ApiError::MethodNotAllowed("POST"));
+            }
+            // `{}`: a JSON body, as every state change (a cross-site form cannot send one).
+            let _empty: serde_json::Value = read_json(req, app.config.handshake_timeout).await?;
+            let file = kept_file(app, name).await?;
+            let (contents, scratch) = verify(app, file).await?;
+            let restored = restore(app, peer, &you, &contents, &scratch).await;
+            remove_scratch(&scratch);
+            restored
         }
         ["restore", "preview"] => {
             if method != Method::POST {

@@ -146,6 +146,8 @@ impl Server {
             settings,
             restart: tokio::sync::Notify::new(),
             events,
+            display: crate::display::DisplayState::default(),
+            screen: crate::app::ScreenState::default(),
         });
         {
             let book: Arc<dyn rooms::arena_actor::EventBook> = app.events.clone();
@@ -159,10 +161,12 @@ impl Server {
                 .await
                 .context("event restoring task")?;
         }
-        let display = match app.config.display.as_deref() {
+        // The display never stops the start: its errors go to the log and the owner's
+        // health page, and the thread tries the device again.
+        let display = match crate::display::configured(app.config.display.as_deref()) {
             Some(spec) => Some(
                 DisplayTask::start(spec, Arc::clone(&app))
-                    .with_context(|| format!("cannot start the status display {spec:?}"))?,
+                    .context("cannot start the status display thread")?,
             ),
             None => None,
         };

@@ -1,5 +1,6 @@
 //! The kiosk's settings an owner changes from a phone instead of the SD card (issue 16.2): the
-//! idle time, the public address, the default language and the guests' Wi-Fi network.
+//! idle time, the public address, the default language, the guests' Wi-Fi network, and when
+//! the kiosk's screen sleeps (AP3: sleep hours, and an idle time at any hour).
 //!
 //! Which wins: the command-line flags (and the image's `xo-kiosk.txt`, which sets them) are
 //! the defaults; once an owner saves the settings (`PUT /api/owner/settings`), the saved record
@@ -15,14 +16,15 @@
 use std::sync::{PoisonError, RwLock};
 
 use protocol::http::{
-    ApiErrorCode, KIOSK_IDLE_RANGE_S, Language, OwnerSettings, Wifi, WifiSecurity,
+    ApiErrorCode, KIOSK_IDLE_RANGE_S, Language, OwnerSettings, SCREEN_OFF_IDLE_RANGE_S, SleepHours,
+    Wifi, WifiSecurity,
 };
 use protocol::rules;
 use serde_json::Value;
 
 use crate::config::Config;
 use crate::public_url::{GuestWifi, PublicUrl};
-use crate::store::{SettingsRecord, StoredLanguage, StoredWifi};
+use crate::store::{ScreenRecord, SettingsRecord, StoredLanguage, StoredWifi};
 
 /// A field a settings request got wrong, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +96,64 @@ pub fn parse(body: &Value) -> Result<SettingsRecord, SettingError> {
         public_url,
         default_language,
         wifi,
+        screen: Some(parse_screen(body)?),
     })
+}
+
+/// `screen_sleep` and `screen_off_idle_s`; missing (a page of an older release) means none.
+fn parse_screen(body: &Value) -> Result<ScreenRecord, SettingError> {
+    let field = |name: &str| body.get(name).unwrap_or(&Value::Null);
+    let sleep = match field("screen_sleep") {
+        Value::Null => None,
+        Value::Object(hours) => {
+            let text = |name: &str| hours.get(name).and_then(Value::as_str).unwrap_or("");
+            Some(
+                rules::sleep_hours(text("from"), text("until")).map_err(|why| {
+                    refuse(
+                        ApiErrorCode::InvalidScreenSleep,
+                        format!("`screen_sleep`: {why}"),
+                    )
+                })?,
+            )
+        }
+        _ => {
+            return Err(refuse(
+                ApiErrorCode::InvalidScreenSleep,
+                "`screen_sleep` must be {\"from\":\"HH:MM\",\"until\":\"HH:MM\"} or null (none)",
+            ));
+        }
+    };
+    let (min, max) = (
+        SCREEN_OFF_IDLE_RANGE_S.start(),
+        SCREEN_OFF_IDLE_RANGE_S.end(),
+    );
+    let off_idle_s = match field("screen_off_idle_s") {
+        Value::Null => 0,
+        value => value
+            .as_u64()
+            .filter(|s| *s == 0 || SCREEN_OFF_IDLE_RANGE_S.contains(s))
+            .ok_or_else(|| {
+                refuse(
+                    ApiErrorCode::InvalidScreenOffIdle,
+                    format!(
+                        "`screen_off_idle_s` must be 0 (never) or a whole number of seconds from {min} to {max}"
+                    ),
+                )
+            })?,
+    };
+    Ok(ScreenRecord { sleep, off_idle_s })
+}
+
+/// Minutes after midnight as `"HH:MM"`.
+fn clock(minutes: u16) -> String {
+    format!("{:02}:{:02}", minutes / 60, minutes % 60)
+}
+
+fn wire_sleep((from, until): (u16, u16)) -> SleepHours {
+    SleepHours {
+        from: clock(from),
+        until: clock(until),
+    }
 }
 
 fn parse_wifi(wifi: &serde_json::Map<String, Value>) -> Result<StoredWifi, SettingError> {
@@ -190,6 +249,8 @@ impl Live {
                 .guest_wifi
                 .as_ref()
                 .map(|w: &GuestWifi| wire_wifi(&w.ssid, w.password.as_deref())),
+            screen_sleep: config.screen_sleep.map(wire_sleep),
+            screen_off_idle_s: config.screen_off_idle_s,
             stored: false,
         };
         let current = effective(&defaults, stored);
@@ -230,6 +291,15 @@ fn effective(defaults: &OwnerSettings, stored: Option<&SettingsRecord>) -> Owner
                 .wifi
                 .as_ref()
                 .map(|w| wire_wifi(&w.ssid, w.password.as_deref())),
+            // Saved by a release without them: the flags' still apply.
+            screen_sleep: match &s.screen {
+                Some(screen) => screen.sleep.map(wire_sleep),
+                None => defaults.screen_sleep.clone(),
+            },
+            screen_off_idle_s: s
+                .screen
+                .as_ref()
+                .map_or(defaults.screen_off_idle_s, |screen| screen.off_idle_s),
             stored: true,
         },
     }
@@ -268,6 +338,42 @@ mod tests {
         let automatic = parse(&json!({"kiosk_idle_s": 120, "public_url": "", "default_language": "en", "wifi": null, "stored": true}))
             .expect("valid");
         assert_eq!((automatic.public_url, automatic.wifi), (None, None));
+    }
+
+    #[test]
+    fn screen_sleep_settings_are_checked_and_missing_ones_mean_none() {
+        let mut body = good();
+        assert_eq!(
+            parse(&body).expect("valid").screen,
+            Some(ScreenRecord {
+                sleep: None,
+                off_idle_s: 0
+            })
+        );
+        body["screen_sleep"] = json!({"from": "23:00", "until": "08:30"});
+        body["screen_off_idle_s"] = json!(600);
+        assert_eq!(
+            parse(&body).expect("valid").screen,
+            Some(ScreenRecord {
+                sleep: Some((23 * 60, 8 * 60 + 30)),
+                off_idle_s: 600
+            })
+        );
+        for bad in [
+            json!({"from": "23:00", "until": "23:00"}),
+            json!({"from": "25:00", "until": "08:00"}),
+            json!({"from": "23:00"}),
+            json!("23:00-08:00"),
+        ] {
+            let mut body = good();
+            body["screen_sleep"] = bad.clone();
+            assert_eq!(code_of(&body), ApiErrorCode::InvalidScreenSleep, "{bad}");
+        }
+        for bad in [json!(5), json!(86_401), json!(-1), json!("600"), json!(1.5)] {
+            let mut body = good();
+            body["screen_off_idle_s"] = bad.clone();
+            assert_eq!(code_of(&body), ApiErrorCode::InvalidScreenOffIdle, "{bad}");
+        }
     }
 
     #[test]

@@ -1,10 +1,13 @@
 //! New versions of this server without reflashing the card (issue 16.3).
 //!
 //! A candidate binary (uploaded by the owner, or dropped on the boot partition) is checked
-//! before it is kept: it is an ELF file for this machine's architecture, `--version` names a
-//! newer version than the running one, and it starts and answers `GET /api/health` on a spare
-//! loopback port against a *copy* of the data directory within [`HEALTHY_WITHIN`]. Only then
-//! is it kept, with these files on the data partition:
+//! before it is kept: the card has room for the check ([`check_room`]), it is an ELF file for
+//! this machine's architecture, `--version` names a newer version than the running one, and it
+//! starts and answers `GET /api/health` on a spare loopback port within [`HEALTHY_WITHIN`],
+//! against a *snapshot* of the data: a new database file written from one read transaction of
+//! the live one (`Store::snapshot_blocking`, as a backup is made), never a copy of the live
+//! file, which the server may be writing, and nothing else of the data directory (not
+//! `backups/`, not `updates/`). Only then is it kept, with these files on the data partition:
 //!
 //! - `DATA_DIR/updates/firmware-host-<version>`: verified binaries, mode 0755, each written to
 //!   a temporary name and renamed into place, so a power cut never leaves half a binary under
@@ -27,6 +30,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::process::{Child, Command};
 
 use crate::VERSION;
+use crate::store::{DB_FILE, Store, database_builder};
 
 /// How long a candidate has to answer `/api/health` once started. A Pi starts the server in
 /// about a second; the margin covers a busy card and emulated machines.
@@ -39,6 +43,9 @@ const STOP_WITHIN: Duration = Duration::from_secs(20);
 pub const UPDATES_DIR: &str = "updates";
 /// The name every installed binary starts with, followed by its version.
 pub const BINARY_PREFIX: &str = "firmware-host-";
+/// Room the check needs beyond the candidate's copy and the data's snapshot: the candidate's
+/// log, and what it writes at its start (a database file grows by its own bookkeeping).
+pub const CHECK_ALLOWANCE: u64 = 4 * 1024 * 1024;
 
 /// A verified binary, kept on the data partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +67,63 @@ pub enum UpdateError {
     DoesNotStart(String),
     /// It ran but did not answer `/api/health` correctly within [`HEALTHY_WITHIN`].
     Unhealthy(String),
+    /// The card lacks the room for the check and what must stay free: nothing was written.
+    NoRoom(Room),
+    /// The data directory's database is open in another process (a running server): the
+    /// snapshot is made through the server's own store, by uploading the update on the
+    /// owner's page instead.
+    DataInUse,
+    /// The live data cannot be opened by this version, so there is nothing to check the
+    /// candidate against.
+    DataUnreadable(String),
     /// Reading the candidate or writing the data partition failed.
     Io(std::io::Error),
+}
+
+/// The room an update's check needs on the card holding the data directory, and what it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Room {
+    /// Free now (for an unprivileged process).
+    pub free: u64,
+    /// What the check writes: the candidate's copies, the data's snapshot (at most the live
+    /// file's length) and [`CHECK_ALLOWANCE`].
+    pub needed: u64,
+    /// What must stay free after it: the nearly-full threshold of `/api/health`.
+    pub reserve: u64,
+}
+
+impl Room {
+    pub fn enough(&self) -> bool {
+        self.free >= self.needed.saturating_add(self.reserve)
+    }
+}
+
+/// The room for a check of a candidate of `binary_bytes` written `copies` times (the owner's
+/// upload is on the card once before the check copies it), against the data in `data_dir`;
+/// `None` when the card's free space cannot be read.
+pub fn room(data_dir: &Path, binary_bytes: u64, copies: u64) -> Option<Room> {
+    // The folder itself may not exist yet (a fresh kiosk): its nearest existing parent is on
+    // the same card.
+    let on_card = data_dir.ancestors().find(|p| p.exists())?;
+    let (free, total) = crate::store::health::free_space(on_card)?;
+    let data = std::fs::metadata(data_dir.join(DB_FILE)).map_or(0, |m| m.len());
+    Some(Room {
+        free,
+        needed: binary_bytes
+            .saturating_mul(copies)
+            .saturating_add(data)
+            .saturating_add(CHECK_ALLOWANCE),
+        reserve: crate::store::health::reserve_bytes(total),
+    })
+}
+
+/// Refuses a check the card has no room for ([`room`]); a card whose free space cannot be
+/// read is not refused (the writes then fail on their own, and nothing is kept).
+pub fn check_room(data_dir: &Path, binary_bytes: u64, copies: u64) -> Result<(), UpdateError> {
+    match room(data_dir, binary_bytes, copies) {
+        Some(room) if !room.enough() => Err(UpdateError::NoRoom(room)),
+        _ => Ok(()),
+    }
 }
 
 impl UpdateError {
@@ -73,6 +135,9 @@ impl UpdateError {
             Self::NotNewer { .. } => "not_newer",
             Self::DoesNotStart(_) => "does_not_start",
             Self::Unhealthy(_) => "unhealthy",
+            Self::NoRoom(_) => "no_room",
+            Self::DataInUse => "data_in_use",
+            Self::DataUnreadable(_) => "data_unreadable",
             Self::Io(_) => "io",
         }
     }
@@ -93,6 +158,25 @@ impl fmt::Display for UpdateError {
             }
             Self::DoesNotStart(why) => write!(f, "does not start: {why}"),
             Self::Unhealthy(why) => write!(f, "not healthy: {why}"),
+            Self::NoRoom(room) => {
+                let mib = |b: u64| b.div_ceil(1024 * 1024);
+                write!(
+                    f,
+                    "the data card has {} MiB free; checking this update needs {} MiB (the \
+                     new version, a snapshot of the data and the check's own files) and {} MiB \
+                     must stay free: free some space first",
+                    room.free / (1024 * 1024),
+                    mib(room.needed),
+                    mib(room.reserve)
+                )
+            }
+            Self::DataInUse => f.write_str(
+                "the data directory is in use by a running server: upload the update on the \
+                 owner's Update page, or stop the server first",
+            ),
+            Self::DataUnreadable(why) => {
+                write!(f, "the data cannot be opened to check against: {why}")
+            }
             Self::Io(e) => write!(f, "{e}"),
         }
     }
@@ -108,17 +192,28 @@ impl From<std::io::Error> for UpdateError {
 
 // The launcher's last rollback and the update status are wire types (the owner's pages read
 // them), so they live with the other HTTP bodies.
-pub use protocol::http::{Rollback, UpdateStatus};
+pub use protocol::http::{Rollback, Supervisor, UpdateRoom, UpdateStatus};
 
 /// Checks `candidate` and, when it passes, keeps it as
 /// `DATA_DIR/updates/firmware-host-<version>`. The candidate is copied first and the copy is
 /// what is checked and kept, so a file changed during the check cannot slip through.
 /// Installing a version listed as bad clears it from the list: the owner asked to try it again.
-pub async fn install(candidate: &Path, data_dir: &Path) -> Result<Installed, UpdateError> {
+///
+/// `live` is the running server's store on `data_dir` (the owner's upload): the snapshot is
+/// made through it. Without it (`firmware-host install-update`, which the image's launcher
+/// runs before it starts a server) the data directory's database is opened here, as the server
+/// opens it at its start (migrated to this version), unless another process has it open.
+pub async fn install(
+    candidate: &Path,
+    data_dir: &Path,
+    live: Option<Store>,
+) -> Result<Installed, UpdateError> {
     let updates = data_dir.join(UPDATES_DIR);
     let work = {
-        let (candidate, updates) = (candidate.to_owned(), updates.clone());
+        let (candidate, updates, data_dir) =
+            (candidate.to_owned(), updates.clone(), data_dir.to_owned());
         blocking(move || {
+            check_room(&data_dir, std::fs::metadata(&candidate)?.len(), 1)?;
             std::fs::create_dir_all(&updates)?;
             let work = Scratch::new(&updates)?;
             copy_executable(&candidate, &work.path.join("candidate"))?;
@@ -151,7 +246,7 @@ pub async fn install(candidate: &Path, data_dir: &Path) -> Result<Installed, Upd
     let data_copy = work.path.join("data");
     {
         let (from, to) = (data_dir.to_owned(), data_copy.clone());
-        blocking(move || Ok(copy_data(&from, &to)?)).await?;
+        blocking(move || snapshot(live.as_ref(), &from, &to)).await?;
     }
     check_health(&copy, &version, &data_copy, &work.path.join("log")).await?;
 
@@ -180,8 +275,9 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| UpdateError::Io(std::io::Error::other(format!("file work failed: {e}"))))?
 }
 
-/// The installed, bad and last rolled-back versions, read from `DATA_DIR/updates`. Missing or
-/// unreadable files count as empty: a kiosk that never updated has none of them.
+/// The installed, bad and last rolled-back versions, read from `DATA_DIR/updates`, and the
+/// card's room for a check. Missing or unreadable files count as empty: a kiosk that never
+/// updated has none of them. `supervisor` is left [`Supervisor::None`] for the caller to set.
 pub fn status(data_dir: &Path) -> UpdateStatus {
     let updates = data_dir.join(UPDATES_DIR);
     let mut installed: Vec<(Version, String)> = std::fs::read_dir(&updates)
@@ -194,6 +290,10 @@ pub fn status(data_dir: &Path) -> UpdateStatus {
         })
         .collect();
     installed.sort();
+    // A new version is about as large as this one.
+    let estimate = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map_or(0, |m| m.len());
     UpdateStatus {
         running: VERSION.to_owned(),
         installed: installed.into_iter().map(|(_, v)| v).collect(),
@@ -201,6 +301,14 @@ pub fn status(data_dir: &Path) -> UpdateStatus {
         last_rollback: std::fs::read(updates.join("rollback.json"))
             .ok()
             .and_then(|bytes| serde_json::from_slice(&bytes).ok()),
+        // The caller, which knows how the server was started, says.
+        supervisor: Supervisor::None,
+        room: room(data_dir, estimate, 2).map(|r| UpdateRoom {
+            free_bytes: r.free,
+            needed_bytes: r.needed,
+            reserve_bytes: r.reserve,
+            enough: r.enough(),
+        }),
     }
 }
 
@@ -219,7 +327,7 @@ pub fn cli_main(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode 
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(install(&cli.file, &cli.data_dir)) {
+    match runtime.block_on(install(&cli.file, &cli.data_dir, None)) {
         Ok(installed) => {
             println!(
                 "installed {} at {}",
@@ -412,23 +520,31 @@ async fn candidate_version(binary: &Path) -> Result<String, UpdateError> {
     }
 }
 
-/// Copies the data directory (all but `updates/`) for the candidate to open.
-fn copy_data(from: &Path, to: &Path) -> std::io::Result<()> {
+/// Makes `to`, a data directory for the candidate holding only a snapshot of the live
+/// database (see the module docs): through `live` when the server runs, else by opening the
+/// database in `from` here. A data directory without a database gives an empty one (the
+/// candidate then starts as on a fresh kiosk).
+fn snapshot(live: Option<&Store>, from: &Path, to: &Path) -> Result<(), UpdateError> {
     std::fs::create_dir(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        if entry.file_name() == UPDATES_DIR {
-            continue;
-        }
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            copy_data(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
-        }
+    let target = to.join(DB_FILE);
+    let unreadable = |e: rooms::StoreError| UpdateError::DataUnreadable(e.to_string());
+    if let Some(store) = live {
+        return store.snapshot_blocking(&target).map_err(unreadable);
     }
-    Ok(())
+    let file = from.join(DB_FILE);
+    if !file.exists() {
+        return Ok(());
+    }
+    // redb locks its file: a server running on it answers "already open".
+    match database_builder().open(&file) {
+        Ok(db) => drop(db),
+        Err(redb::DatabaseError::DatabaseAlreadyOpen) => return Err(UpdateError::DataInUse),
+        Err(e) => return Err(UpdateError::DataUnreadable(e.to_string())),
+    }
+    let store = Store::open_blocking(from).map_err(unreadable)?;
+    let made = store.snapshot_blocking(&target).map_err(unreadable);
+    store.shutdown_blocking();
+    made
 }
 
 /// Starts the candidate on a spare loopback port against `data`, waits for a healthy

@@ -15,7 +15,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use firmware_host::update;
+use support::owner::{make_owner, send, upload};
 use support::{Process, register_at, request};
+use xo_client::privileged::TmpfsMount;
 
 const BIN: &str = env!("CARGO_BIN_EXE_firmware-host");
 
@@ -175,44 +177,51 @@ fn update_refuses_the_running_version() {
 
 #[tokio::test]
 #[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
-async fn update_installs_a_newer_version_checked_against_a_copy_of_live_data() {
+async fn update_installs_a_newer_version_checked_against_a_snapshot_of_live_data() {
     let (next, version) = next();
     let dir = tempfile::tempdir().expect("temp dir");
     let data = dir.path().join("data");
-    // The server keeps running on its data (redb holds the file locked) while the candidate
-    // is checked against a copy.
     let server = Process::start(&data, &[]);
     let cookie = register_at(server.addr, "Updater", "password1").await;
+    make_owner(server.addr, &cookie).await;
     let before = std::fs::read(data.join("xo-kiosk.redb")).expect("read the redb file");
 
+    // While a server has the data open (redb locks the file), the command line does not
+    // copy the live file: it refuses and says where to go instead.
     let out = install_update(&next, &data);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let kept = data
-        .join("updates")
-        .join(format!("firmware-host-{version}"));
-    assert_eq!(
-        stdout.lines().last(),
-        Some(format!("installed {version} at {}", kept.display()).as_str())
-    );
-    assert_eq!(kept_files(&data), vec![format!("firmware-host-{version}")]);
-    let mode = std::fs::metadata(&kept).expect("kept").permissions().mode();
-    assert_eq!(mode & 0o777, 0o755);
-    assert_eq!(
-        std::fs::read(&kept).expect("kept"),
-        std::fs::read(&next).expect("next")
-    );
+    assert_refused(&out, "data_in_use", &data);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("owner's Update page"), "{stderr}");
     assert_eq!(
         std::fs::read(data.join("xo-kiosk.redb")).expect("read the redb file"),
         before,
-        "the check wrote the live data"
+        "the refused check touched the live data"
     );
+
+    // The owner's upload: checked against a snapshot made through the server's own store.
+    let binary = std::fs::read(&next).expect("next");
+    let up = upload(server.addr, "/api/owner/update", &cookie, &binary).await;
+    assert_eq!(up.status, 200, "{}", up.text());
+    assert_eq!(up.json()["version"], version.as_str());
+    let kept = data
+        .join("updates")
+        .join(format!("firmware-host-{version}"));
+    assert_eq!(kept_files(&data), vec![format!("firmware-host-{version}")]);
+    let mode = std::fs::metadata(&kept).expect("kept").permissions().mode();
+    assert_eq!(mode & 0o777, 0o755);
+    assert_eq!(std::fs::read(&kept).expect("kept"), binary);
     let me = request(server.addr, "GET", "/api/me", &[("Cookie", &cookie)], None).await;
     assert_eq!(me.status, 200, "{}", me.text());
+    let status = send(server.addr, "GET", "/api/owner/update", None, Some(&cookie)).await;
+    assert_eq!(status.status, 200, "{}", status.text());
+    let status = status.json();
+    assert_eq!(
+        status["installed"],
+        serde_json::json!([version]),
+        "{status}"
+    );
+    assert_eq!(status["supervisor"], "none", "{status}");
+    assert_eq!(status["room"]["enough"], true, "{status}");
     server.stop_with("-TERM");
 
     let status = update::status(&data);
@@ -221,35 +230,188 @@ async fn update_installs_a_newer_version_checked_against_a_copy_of_live_data() {
     assert_eq!(status.bad, Vec::<String>::new());
     assert_eq!(status.last_rollback, None);
 
-    // The same file again: the check compares it with the running binary (still the older
-    // one), so it is checked and kept again, in place.
+    // With the server stopped the command line opens the data itself (as the launcher runs
+    // it, before any server): the same file is checked and kept again, in place.
     let again = install_update(&next, &data);
+    let stdout = String::from_utf8_lossy(&again.stdout);
     assert!(
         again.status.success(),
         "{}",
         String::from_utf8_lossy(&again.stderr)
     );
+    assert_eq!(
+        stdout.lines().last(),
+        Some(format!("installed {version} at {}", kept.display()).as_str())
+    );
     assert_eq!(kept_files(&data), vec![format!("firmware-host-{version}")]);
+    let server = Process::start(&data, &[]);
+    let me = request(
+        server.addr,
+        "POST",
+        "/api/login",
+        &[("Content-Type", "application/json")],
+        Some(support::credentials("Updater", "password1").as_bytes()),
+    )
+    .await;
+    assert_eq!(me.status, 200, "the account is still there: {}", me.text());
+    server.stop_with("-TERM");
 }
 
 #[test]
 #[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
-fn update_refused_when_the_candidate_cannot_open_the_data() {
+fn update_refused_when_the_data_cannot_be_opened() {
     let (next, _) = next();
     let dir = tempfile::tempdir().expect("temp dir");
     let data = dir.path().join("data");
     std::fs::create_dir_all(&data).expect("mkdir");
-    // A data file no version can open: the candidate exits at start.
+    // A data file no version can open: there is nothing to check the candidate against.
     std::fs::write(data.join("xo-kiosk.redb"), vec![0x5a; 8192]).expect("write");
     let out = install_update(&next, &data);
-    assert_refused(&out, "does_not_start", &data);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("before answering /api/health"), "{stderr}");
+    assert_refused(&out, "data_unreadable", &data);
     assert_eq!(
         std::fs::read(data.join("xo-kiosk.redb")).expect("read"),
         vec![0x5a; 8192],
         "the data file changed"
     );
+}
+
+/// A card of `size` mounted at `path` for `test`, or `None` when the test must return
+/// (skipped outside CI without root; on CI it fails instead).
+fn card(test: &str, path: &Path, size: &str) -> Option<TmpfsMount> {
+    TmpfsMount::for_test(test, path, size)
+}
+
+/// Fills `path` with `bytes` of real data (tmpfs has no holes to cheat with).
+fn ballast(path: &Path, bytes: usize) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, vec![0xa5u8; bytes]).expect("ballast");
+}
+
+/// AP5: the check refuses to start when the card lacks the room for it and what must stay
+/// free, before anything is written — from the command line, from the owner's upload, and
+/// the owner's page says so beforehand. Needs root (a small tmpfs as the card).
+#[tokio::test]
+async fn update_refused_when_the_card_lacks_room_for_the_check() {
+    const TEST: &str = "update_no_room";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mount) = card(TEST, &dir.path().join("card"), "24m") else {
+        return;
+    };
+    let data = mount.path.join("data");
+    let server = Process::start(&data, &[]);
+    let cookie = register_at(server.addr, "Owner", "password1").await;
+    make_owner(server.addr, &cookie).await;
+    // 10 MiB left: room for a small file, not for a large one checked beside the data.
+    ballast(&mount.path.join("photos.bin"), 12 * 1024 * 1024);
+
+    let big = dir.path().join("firmware-host");
+    std::fs::write(&big, vec![0u8; 8 * 1024 * 1024]).expect("write");
+    let small = dir.path().join("small");
+    std::fs::write(&small, b"not a program").expect("write");
+
+    // The page knows before any upload: a new version as large as this one has no room.
+    let status = send(server.addr, "GET", "/api/owner/update", None, Some(&cookie)).await;
+    let status = status.json();
+    assert_eq!(status["room"]["enough"], false, "{status}");
+    let room = &status["room"];
+    assert!(
+        room["free_bytes"].as_u64() < room["needed_bytes"].as_u64(),
+        "{status}"
+    );
+
+    let up = upload(
+        server.addr,
+        "/api/owner/update",
+        &cookie,
+        &std::fs::read(&big).expect("big"),
+    )
+    .await;
+    up.assert_error(400, "update_refused");
+    let said = up.json()["message"].as_str().unwrap_or_default().to_owned();
+    assert!(said.starts_with("no_room: the data card has "), "{said}");
+    assert!(said.contains("MiB must stay free"), "{said}");
+    assert_eq!(
+        kept_files(&data),
+        Vec::<String>::new(),
+        "nothing was written"
+    );
+    server.stop_with("-TERM");
+
+    let db = std::fs::read(data.join("xo-kiosk.redb")).expect("db");
+    let out = install_update(&big, &data);
+    assert_refused(&out, "no_room", &data);
+    // What fits is checked as usual (here: refused as no program).
+    assert_refused(&install_update(&small, &data), "not_elf", &data);
+    assert_eq!(
+        std::fs::read(data.join("xo-kiosk.redb")).expect("db"),
+        db,
+        "the data is as it was"
+    );
+    xo_client::privileged::ran(TEST);
+}
+
+/// AP5: the check copies neither `backups/` nor the live file: with backups larger than the
+/// room left beside the check, a newer version is checked and kept. Needs root (a tmpfs card)
+/// and the newer build.
+#[tokio::test]
+#[ignore = "needs XO_UPDATE_NEXT: run by cross/update-check"]
+async fn update_check_leaves_backups_out() {
+    const TEST: &str = "update_leaves_backups_out";
+    let (next, version) = next();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let size = std::fs::metadata(&next).expect("next").len();
+    const MIB: u64 = 1024 * 1024;
+    const BACKUPS: u64 = 80 * MIB;
+    // Room for the check (the candidate twice, the check's files, the reserve of a tenth of
+    // the card, some slack) beside 80 MiB of backups, and not for another copy of them.
+    let card_mib = (2 * size).div_ceil(MIB) + 4 + 30 + BACKUPS / MIB + 10;
+    let Some(mount) = card(TEST, &dir.path().join("card"), &format!("{card_mib}m")) else {
+        return;
+    };
+    let data = mount.path.join("data");
+    let server = Process::start(&data, &[]);
+    let cookie = register_at(server.addr, "Owner", "password1").await;
+    make_owner(server.addr, &cookie).await;
+    ballast(
+        &data.join("backups").join("before-restore-1.xokb"),
+        usize::try_from(BACKUPS).expect("fits"),
+    );
+    let (free, _) = free_space(&mount.path);
+    assert!(
+        free < size * 2 + BACKUPS,
+        "the card ({free} B free) has no room for a copy of backups/ beside the check"
+    );
+    let up = upload(
+        server.addr,
+        "/api/owner/update",
+        &cookie,
+        &std::fs::read(&next).expect("next"),
+    )
+    .await;
+    assert_eq!(up.status, 200, "{}", up.text());
+    assert_eq!(kept_files(&data), vec![format!("firmware-host-{version}")]);
+    server.stop_with("-TERM");
+    xo_client::privileged::ran(TEST);
+}
+
+/// Free and total bytes of the file system holding `path`.
+fn free_space(path: &Path) -> (u64, u64) {
+    let out = Command::new("df")
+        .args(["-B1", "--output=avail,size"])
+        .arg(path)
+        .output()
+        .expect("df");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut numbers = text
+        .lines()
+        .nth(1)
+        .expect("a df line")
+        .split_whitespace()
+        .map(|n| n.parse::<u64>().expect("a number"));
+    (
+        numbers.next().expect("avail"),
+        numbers.next().expect("size"),
+    )
 }
 
 #[test]
@@ -397,6 +559,22 @@ impl Launcher {
             assert!(
                 started.elapsed() < Duration::from_secs(30),
                 "the launcher did not exit after its server:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits (at most 30 s) for the launcher to exit by itself; its status and log.
+    fn wait_exit(mut self) -> (std::process::ExitStatus, String) {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return (status, self.log());
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the launcher did not exit:\n{}",
                 self.log()
             );
             std::thread::sleep(Duration::from_millis(100));
@@ -606,6 +784,39 @@ async fn launcher_rolls_back_a_version_that_keeps_crashing_after_it_became_healt
     );
     let (status, log) = launcher.signal_server("-TERM");
     assert!(status.success(), "{status}:\n{log}");
+    assert!(!log.contains("crashed"), "{log}");
+
+    // Nor is an owner's restart (the server exits 75): the launcher exits 0 and the owner's
+    // page was told that the launcher starts the newest good version again.
+    let mut launcher = start();
+    assert_eq!(
+        launcher.healthy_version(Duration::from_secs(60)).await,
+        version
+    );
+    let cookie = register_at(launcher.addr, "Restarter", "password1").await;
+    make_owner(launcher.addr, &cookie).await;
+    let status = send(
+        launcher.addr,
+        "GET",
+        "/api/owner/update",
+        None,
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(status.json()["supervisor"], "launcher", "{}", status.text());
+    let asked = send(
+        launcher.addr,
+        "POST",
+        "/api/owner/restart",
+        Some("{}"),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(asked.status, 202, "{}", asked.text());
+    let (status, log) = launcher.wait_exit();
+    assert!(status.success(), "{status}:\n{log}");
+    assert!(log.contains("exited with status 75"), "{log}");
+    assert!(log.contains("stopped for an owner's restart"), "{log}");
     assert!(!log.contains("crashed"), "{log}");
 
     // Three crashes after it became healthy (as systemd starts the launcher again each time):

@@ -112,6 +112,20 @@ pub async fn kiosk_owner_code() -> Result<protocol::http::OwnerCode, ApiError> {
     post("/api/kiosk/owner-code", empty()).await
 }
 
+/// AP3: tells the server the kiosk's screen sleeps or woke (the compositor's hook reads it to
+/// turn the display's power off and on).
+pub async fn report_screen(asleep: bool) -> Result<protocol::http::KioskScreen, ApiError> {
+    let body = protocol::http::KioskScreen {
+        asleep,
+        changed_ms: 0,
+    };
+    post(
+        "/api/kiosk/screen",
+        Body::Json(serde_json::to_string(&body).unwrap_or_default()),
+    )
+    .await
+}
+
 /// Owner mode: the signed-in account becomes an owner with a code.
 pub async fn claim_owner(code: &str) -> Result<protocol::http::Owners, ApiError> {
     let body = protocol::http::ClaimOwner {
@@ -206,6 +220,21 @@ pub async fn restore_preview(
 /// Replaces all data with the backup file (the data replaced is kept as a backup).
 pub async fn restore(file: &web_sys::File) -> Result<protocol::http::Restored, ApiError> {
     post("/api/owner/restore", Body::File(file)).await
+}
+
+/// The backups kept on the kiosk, newest first.
+pub async fn kept_backups() -> Result<protocol::http::KeptBackups, ApiError> {
+    get("/api/owner/backups").await
+}
+
+/// Where a kept backup downloads from (a plain link: the browser saves the file).
+pub fn kept_backup_url(name: &str) -> String {
+    format!("/api/owner/backups/{name}")
+}
+
+/// Replaces all data with the kept backup `name` (the data replaced is kept in turn).
+pub async fn restore_kept(name: &str) -> Result<protocol::http::Restored, ApiError> {
+    post(&format!("/api/owner/backups/{name}/restore"), empty()).await
 }
 
 pub async fn update_status() -> Result<protocol::http::UpdateStatus, ApiError> {

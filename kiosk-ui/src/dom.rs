@@ -7,6 +7,13 @@ use crate::i18n::Lang;
 
 const LANG_KEY: &str = "xo.lang";
 
+/// Minutes after local midnight now (the kiosk's clock and time zone are the server's: the
+/// same machine).
+pub fn minute_of_day() -> u16 {
+    let now = js_sys::Date::new_0();
+    u16::try_from(now.get_hours() * 60 + now.get_minutes()).unwrap_or(0)
+}
+
 /// Milliseconds since the epoch, by the browser's clock (used only for local countdowns).
 pub fn now_ms() -> f64 {
     js_sys::Date::now()

@@ -305,6 +305,14 @@ T {
     RestoreDone => "Restored: {0} accounts and {1} games. The data it replaced is kept in the data folder as {2}; restore that file to undo. Sign in again with an account from the backup.", "تمت الاستعادة: {0} حساب و{1} مباراة. حُفظت البيانات المستبدلة في مجلد البيانات باسم {2}؛ استعد ذلك الملف للتراجع. سجّل الدخول من جديد بحساب من النسخة.";
     ErrBadBackup => "That file is not a backup of an XO Kiosk, or it is damaged. Nothing was changed.", "هذا الملف ليس نسخة احتياطية لـ XO Kiosk أو أنه تالف. لم يتغير شيء.";
     ErrBackupTooNew => "That backup was made by a newer version of XO Kiosk: update this kiosk first. Nothing was changed.", "أُنشئت هذه النسخة بإصدار أحدث من XO Kiosk: حدّث هذا الكشك أولًا. لم يتغير شيء.";
+    ScreenAsleep => "The screen is asleep. Touch it to wake it.", "الشاشة نائمة. المسها لإيقاظها.";
+    KeptTitle => "Backups kept on this kiosk", "النسخ الاحتياطية المحفوظة على هذا الكشك";
+    KeptHelp => "Before each restore the kiosk keeps the data it replaces here; it keeps the newest {0} and removes older ones.", "قبل كل استعادة يحفظ الكشك هنا البيانات التي تُستبدل؛ ويبقي أحدث {0} ويحذف الأقدم.";
+    KeptNone => "No backup is kept yet.", "لا توجد نسخة محفوظة بعد.";
+    KeptRow => "{0} · {1} · version {2}", "{0}، {1}، الإصدار {2}";
+    KeptDownload => "Download", "نزّل";
+    KeptRestore => "Restore", "استعد";
+    KeptRestoreAsk => "Replace all data on this kiosk with the backup of {0}? Every room closes and everyone signs in again; the data it replaces is kept here first.", "أتستبدل كل بيانات هذا الكشك بنسخة {0}؟ تُغلق كل الغرف ويسجّل الجميع الدخول من جديد؛ وتُحفظ البيانات المستبدلة هنا أولًا.";
     UpdateRunning => "Running version {0}", "الإصدار العامل {0}";
     UpdateInstalled => "Installed: {0}", "المثبّت: {0}";
     UpdateNoneInstalled => "No update has been installed.", "لم يُثبّت أي تحديث.";
@@ -322,6 +330,17 @@ T {
     UpdateDoesNotStart => "That program did not start or did not name its version. Nothing was installed.", "لم يعمل هذا البرنامج أو لم يذكر إصداره. لم يُثبَّت شيء.";
     UpdateUnhealthy => "That version started but did not pass its health check. Nothing was installed.", "عمل هذا الإصدار لكنه لم يجتز فحص السلامة. لم يُثبَّت شيء.";
     UpdateIo => "The kiosk could not read the file or write its data card. Nothing was installed.", "تعذّر على الكشك قراءة الملف أو الكتابة على بطاقة البيانات. لم يُثبَّت شيء.";
+    UpdateNoRoom => "The data card lacks the room to check this update: the new version, a snapshot of the data and a reserve that must stay free. Nothing was installed; free some space first.", "لا تتسع بطاقة البيانات لفحص هذا التحديث: الإصدار الجديد ولقطة من البيانات واحتياطي يجب أن يبقى فارغًا. لم يُثبَّت شيء؛ أفرغ بعض المساحة أولًا.";
+    UpdateNoRoomNow => "The data card has {0} free; checking an update this size needs about {1} and {2} must stay free. Free some space before uploading.", "في بطاقة البيانات {0} متاحة؛ يحتاج فحص تحديث بهذا الحجم نحو {1} ويجب أن تبقى {2} متاحة. أفرغ بعض المساحة قبل الرفع.";
+    UpdateDataInUse => "Another server has the kiosk's data open, so the update could not be checked against it. Nothing was installed.", "خادم آخر يفتح بيانات الكشك، فتعذّر فحص التحديث عليها. لم يُثبَّت شيء.";
+    UpdateDoneManual => "Version {0} passed the checks and is kept in the data folder as updates/firmware-host-{0}. This server was not started by the SD-card image's launcher, so a restart does not run it: start that file instead.", "اجتاز الإصدار {0} الفحوص وحُفظ في مجلد البيانات باسم updates/firmware-host-{0}. لم يشغّل هذا الخادمَ مشغّلُ صورة البطاقة، فلا تشغّله إعادة التشغيل: شغّل ذلك الملف بدلًا منه.";
+    StopServer => "Stop the server", "أوقف الخادم";
+    StopAsk => "Stop the server now? Nothing here starts it again: it must be started again by hand on the computer it runs on. Rooms are saved.", "أتوقف الخادم الآن؟ لا شيء هنا يعيد تشغيله: يجب تشغيله من جديد يدويًا على الحاسوب الذي يعمل عليه. تُحفظ الغرف.";
+    StopYes => "Stop now", "أوقف الآن";
+    Stopped => "The server has stopped. Start it again by hand; this page notices when it is back.", "توقف الخادم. شغّله من جديد يدويًا؛ تلاحظ هذه الصفحة عودته.";
+    RestartAskRunScript => "Restart now? Rooms are saved and everyone reconnects within a few seconds. scripts/run starts the same program again: installed updates run only on the SD-card image.", "أتعيد التشغيل الآن؟ تُحفظ الغرف ويعود الجميع للاتصال خلال ثوانٍ. يشغّل scripts/run البرنامج نفسه من جديد: لا تعمل التحديثات المثبّتة إلا على صورة البطاقة.";
+    RestartedNotNewest => "Version {0} is installed but not running.", "الإصدار {0} مثبّت لكنه لا يعمل.";
+    RestartedRolledBack => "Version {0} is installed but not running: see the last rollback.", "الإصدار {0} مثبّت لكنه لا يعمل: انظر آخر تراجع.";
     Restart => "Restart the server", "أعد تشغيل الخادم";
     RestartAsk => "Restart now? Rooms are saved and everyone reconnects within a few seconds; the newest good version runs.", "أتعيد التشغيل الآن؟ تُحفظ الغرف ويعود الجميع للاتصال خلال ثوانٍ؛ ويعمل أحدث إصدار سليم.";
     RestartYes => "Restart now", "أعد التشغيل الآن";
@@ -338,6 +357,10 @@ T {
     HealthUnknown => "unknown", "غير معروف";
     HealthActivity => "Now", "الآن";
     HealthActivityLine => "{0} players online · {1} rooms · {2} connections", "{0} لاعب متصل، {1} غرفة، {2} اتصال";
+    HealthDisplay => "Status display", "شاشة الحالة";
+    HealthDisplayOk => "{0}: working", "{0}: تعمل";
+    HealthDisplayStarting => "{0}: starting", "{0}: قيد التشغيل";
+    HealthDisplayFailing => "{0}: not working ({1}); tried again every 30 s", "{0}: لا تعمل ({1})؛ تُجرَّب من جديد كل 30 ثانية";
     HealthErrors => "Recent warnings and errors", "آخر التحذيرات والأخطاء";
     HealthNoErrors => "None since the server started.", "لا شيء منذ بدء الخادم.";
     UptimeDays => "{0} d {1} h", "{0} يوم {1} ساعة";
@@ -774,6 +797,13 @@ T {
     ErrEventOver => "This event is over.", "انتهت هذه الفعالية.";
     ErrEventFull => "This event is full.", "هذه الفعالية ممتلئة.";
     ErrEventGame => "In an event the next game is paired for you.", "في الفعالية تُقرن مباراتك التالية تلقائيًا.";
+    SettingsScreen => "When the screen sleeps", "متى تنام الشاشة";
+    SettingsSleepFrom => "Sleep from (HH:MM, empty: never)", "تنام من (HH:MM، فارغ: أبدًا)";
+    SettingsSleepUntil => "Until (HH:MM)", "حتى (HH:MM)";
+    SettingsScreenOff => "Also sleep after this many seconds without a touch ({0}: never; 600 is ten minutes)", "ونم أيضًا بعد هذا العدد من الثواني دون لمس ({0}: أبدًا؛ 600 عشر دقائق)";
+    SettingsScreenNote => "A sleeping screen is black; the next touch only wakes it. In the sleep hours it sleeps once left alone for the idle time above.", "الشاشة النائمة سوداء؛ واللمسة التالية توقظها فقط. وفي ساعات النوم تنام متى تُركت مدة الخمول أعلاه.";
+    ErrSettingsSleep => "The sleep hours must be two different times of day as HH:MM (for example 23:00 and 08:00), or both empty.", "يجب أن تكون ساعات النوم وقتين مختلفين من اليوم بصيغة HH:MM (مثل 23:00 و08:00)، أو فارغين كلاهما.";
+    ErrSettingsScreenOff => "The seconds before the screen sleeps must be 0 (never) or a whole number from 10 to 86400.", "يجب أن تكون الثواني قبل نوم الشاشة 0 (أبدًا) أو عددًا صحيحًا من 10 إلى 86400.";
 }
 }
 

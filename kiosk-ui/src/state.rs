@@ -72,6 +72,12 @@ pub struct AppState {
     pub announcement: Announcement,
     /// U7: seconds without a game in progress before the kiosk returns home.
     pub kiosk_idle_s: u64,
+    /// AP3: the hours the kiosk's screen sleeps, minutes after midnight `(from, until)`.
+    pub screen_sleep: Option<(u16, u16)>,
+    /// AP3: seconds without a touch before the kiosk's screen sleeps; 0: never.
+    pub screen_off_idle_s: u64,
+    /// AP3: the kiosk's screen shows its sleep page (black); the next touch only wakes it.
+    pub asleep: bool,
     /// The address phones should open; the kiosk shows no QR code until the server has said
     /// it (15.1: never this page's own, perhaps loopback, address).
     pub public_url: Option<String>,
@@ -135,6 +141,9 @@ impl Default for AppState {
             notice: None,
             announcement: Announcement::default(),
             kiosk_idle_s: 120,
+            screen_sleep: None,
+            screen_off_idle_s: 0,
+            asleep: false,
             public_url: None,
             local_url: None,
             wifi: None,
@@ -163,6 +172,8 @@ pub enum Action {
     },
     Account(Option<Account>),
     Config(crate::api::ServerConfig),
+    /// AP3: the kiosk's screen goes to sleep (`true`) or wakes.
+    Sleep(bool),
     Notice(Notice),
     DismissNotice,
     Announce(String),
@@ -237,6 +248,11 @@ impl AppState {
             Action::Account(account) => self.account = Some(account),
             Action::Config(config) => {
                 self.kiosk_idle_s = config.kiosk_idle_s;
+                self.screen_sleep = config
+                    .screen_sleep
+                    .as_ref()
+                    .and_then(|h| protocol::rules::sleep_hours(&h.from, &h.until).ok());
+                self.screen_off_idle_s = config.screen_off_idle_s;
                 self.default_lang = match config.default_language {
                     protocol::http::Language::En => Lang::En,
                     protocol::http::Language::Ar => Lang::Ar,
@@ -255,6 +271,8 @@ impl AppState {
             Action::DismissNotice => self.notice = None,
             Action::Announce(text) => self.announce(text),
             Action::Attract(on) => self.attract = on && self.route == Route::Kiosk,
+            // Only the kiosk's own screen sleeps, never a phone's.
+            Action::Sleep(on) => self.asleep = on && self.route.is_kiosk(),
             Action::Server { msg, now_ms } => self.server(msg, now_ms),
         }
         self
@@ -617,6 +635,25 @@ pub fn lang_reset_due(route: &Route, lang_chosen: bool, idle_ms: f64, kiosk_idle
 /// happening.
 pub fn attract_due(route: &Route, attract: bool, idle_ms: f64, kiosk_idle_s: u64) -> bool {
     !attract && *route == Route::Kiosk && idle_ms >= kiosk_idle_s as f64 * 1000.0
+}
+
+/// AP3: whether the kiosk's screen should go to sleep now, at `minute` after midnight (local
+/// time) after `idle_ms` without a touch: after `screen_off_idle_s` at any hour (0: never), and
+/// in the sleep hours as soon as it was left alone for the kiosk's idle time. Phones never
+/// sleep.
+pub fn sleep_due(
+    route: &Route,
+    asleep: bool,
+    minute: u16,
+    idle_ms: f64,
+    (hours, screen_off_idle_s, kiosk_idle_s): (Option<(u16, u16)>, u64, u64),
+) -> bool {
+    let after = |s: u64| idle_ms >= s as f64 * 1000.0;
+    !asleep
+        && route.is_kiosk()
+        && ((screen_off_idle_s > 0 && after(screen_off_idle_s))
+            || hours
+                .is_some_and(|h| protocol::rules::in_sleep_hours(minute, h) && after(kiosk_idle_s)))
 }
 
 /// 14.5: how long "Still playing?" waits for an answer: a quarter of the idle time, 5 to 30 s.
@@ -1116,9 +1153,109 @@ mod tests {
             local_url: None,
             wifi: None,
             default_language,
+            screen_sleep: None,
+            screen_off_idle_s: 0,
             version: "0.1.0".into(),
             protocol_version: protocol::PROTOCOL_VERSION,
         })
+    }
+
+    #[test]
+    fn the_kiosk_screen_sleeps_after_its_idle_time_and_in_its_hours_and_a_phone_never() {
+        let kiosk = Route::Kiosk;
+        let night = Some((23 * 60, 8 * 60));
+        let min = |m: u16| m;
+        // At any hour after the screen's own idle time (0: never).
+        assert!(sleep_due(
+            &kiosk,
+            false,
+            min(12 * 60),
+            600_000.0,
+            (None, 600, 120)
+        ));
+        assert!(!sleep_due(
+            &kiosk,
+            false,
+            min(12 * 60),
+            599_000.0,
+            (None, 600, 120)
+        ));
+        assert!(!sleep_due(&kiosk, false, min(12 * 60), 1e9, (None, 0, 120)));
+        // In the sleep hours after the kiosk's idle time; not outside them.
+        assert!(sleep_due(
+            &kiosk,
+            false,
+            min(23 * 60 + 30),
+            120_000.0,
+            (night, 0, 120)
+        ));
+        assert!(sleep_due(
+            &kiosk,
+            false,
+            min(3 * 60),
+            120_000.0,
+            (night, 0, 120)
+        ));
+        assert!(!sleep_due(
+            &kiosk,
+            false,
+            min(3 * 60),
+            119_000.0,
+            (night, 0, 120)
+        ));
+        assert!(!sleep_due(&kiosk, false, min(9 * 60), 1e9, (night, 0, 120)));
+        // A game on the kiosk sleeps too (the waking touch plays nothing); a phone never.
+        let game = Route::Room {
+            id: "r".into(),
+            kiosk: true,
+        };
+        assert!(sleep_due(
+            &game,
+            false,
+            min(12 * 60),
+            600_000.0,
+            (None, 600, 120)
+        ));
+        let phone = Route::Room {
+            id: "r".into(),
+            kiosk: false,
+        };
+        assert!(!sleep_due(
+            &phone,
+            false,
+            min(3 * 60),
+            1e9,
+            (night, 600, 120)
+        ));
+        assert!(!sleep_due(
+            &Route::Home,
+            false,
+            min(3 * 60),
+            1e9,
+            (night, 600, 120)
+        ));
+        // Already asleep: nothing more to do.
+        assert!(!sleep_due(
+            &kiosk,
+            true,
+            min(3 * 60),
+            1e9,
+            (night, 600, 120)
+        ));
+        // The state follows the configuration, and only a kiosk route sleeps.
+        let state = AppState::default().next(Action::Sleep(true));
+        assert!(!state.asleep, "the lobby (a phone) never sleeps");
+        let state = AppState {
+            route: Route::Kiosk,
+            ..AppState::default()
+        };
+        assert!(state.clone().next(Action::Sleep(true)).asleep);
+        assert!(
+            !state
+                .next(Action::Sleep(true))
+                .next(Action::Sleep(false))
+                .asleep
+        );
     }
 
     #[test]

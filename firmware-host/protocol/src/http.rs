@@ -21,6 +21,8 @@
 //! | `GET /api/puzzles/streaks?game=xo\|infinite` | | 200 [`StreakBoard`] | `bad_game` |
 //! | `DELETE /api/me` | [`DeleteAccount`] | 200 [`SignedOut`], cookie cleared; sessions and WebSockets end; games kept with the seat named [`DELETED_PLAYER_NAME`] | `not_signed_in`, `wrong_password`, `last_owner`, `too_many_attempts`, `storage_unavailable` |
 //! | `POST /api/kiosk/owner-code` | `{}` | 200 [`OwnerCode`] | `not_kiosk` (not from the kiosk itself) |
+//! | `GET /api/kiosk/screen` | | 200 [`KioskScreen`] | `not_kiosk` |
+//! | `POST /api/kiosk/screen` | [`KioskScreen`] | 200 [`KioskScreen`] | `not_kiosk` |
 //! | `POST /api/owner/claim` | [`ClaimOwner`] | 200 [`Owners`] | `not_signed_in`, `bad_owner_code` |
 //! | `GET /api/owner` | | 200 [`Owners`] | `not_signed_in`, `not_owner` |
 //! | `DELETE /api/owner/owners/{id}` | `{}` | 200 [`Owners`] | `not_signed_in`, `not_owner`, `last_owner`, `not_found` |
@@ -33,6 +35,9 @@
 //! | `GET /api/owner/backup` | | 200 a backup file (`application/octet-stream`) | `not_owner` |
 //! | `POST /api/owner/restore/preview` | a backup file (`application/octet-stream`) | 200 [`BackupPreview`] | `not_owner`, `bad_backup`, `backup_too_new`, `body_too_large` |
 //! | `POST /api/owner/restore` | a backup file | 200 [`Restored`]; everyone signed out, every room closed | `not_owner`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
+//! | `GET /api/owner/backups` | | 200 [`KeptBackups`]: the backups kept on the kiosk, newest first | `not_owner` |
+//! | `GET /api/owner/backups/{name}` | | 200 that backup file (`application/octet-stream`) | `not_owner`, `not_found` |
+//! | `POST /api/owner/backups/{name}/restore` | `{}` | 200 [`Restored`], as `POST /api/owner/restore` with that file | `not_owner`, `not_found`, `bad_backup`, `backup_too_new`, `storage_unavailable` |
 //! | `POST /api/owner/seasons` | `{}` | 200 [`SeasonStarted`]: the ladders archived, every player back at the start | `not_owner` |
 //! | `POST /api/owner/update` | a `firmware-host` binary (`application/octet-stream`) | 200 [`UpdateInstalled`] | `not_owner`, `update_refused`, `body_too_large` |
 //! | `GET /api/owner/update` | | 200 [`UpdateStatus`] | `not_owner` |
@@ -155,6 +160,12 @@ pub enum ApiErrorCode {
     /// `wifi.password` is not 8 to 63 printable ASCII characters, or does not match
     /// `wifi.security` (`WPA` needs one, `nopass` has none).
     InvalidWifiPassword,
+    /// `screen_sleep` is not `null` nor `{"from":"HH:MM","until":"HH:MM"}` with two different
+    /// times of day.
+    InvalidScreenSleep,
+    /// `screen_off_idle_s` is not 0 (never) nor a whole number of seconds in
+    /// [`SCREEN_OFF_IDLE_RANGE_S`].
+    InvalidScreenOffIdle,
     // Server.
     /// The data card cannot be written now (full, failing or read-only); nothing changed.
     StorageUnavailable,
@@ -197,6 +208,8 @@ impl ApiErrorCode {
             | ApiErrorCode::InvalidDefaultLanguage
             | ApiErrorCode::InvalidWifiSsid
             | ApiErrorCode::InvalidWifiPassword
+            | ApiErrorCode::InvalidScreenSleep
+            | ApiErrorCode::InvalidScreenOffIdle
             | ApiErrorCode::InvalidEventDuration
             | ApiErrorCode::InvalidEventStart
             | ApiErrorCode::InvalidEventTimePerMove
@@ -270,6 +283,8 @@ impl ApiErrorCode {
             ApiErrorCode::InvalidDefaultLanguage => "invalid_default_language",
             ApiErrorCode::InvalidWifiSsid => "invalid_wifi_ssid",
             ApiErrorCode::InvalidWifiPassword => "invalid_wifi_password",
+            ApiErrorCode::InvalidScreenSleep => "invalid_screen_sleep",
+            ApiErrorCode::InvalidScreenOffIdle => "invalid_screen_off_idle",
             ApiErrorCode::StorageUnavailable => "storage_unavailable",
             ApiErrorCode::Internal => "internal",
             ApiErrorCode::InvalidEventDuration => "invalid_event_duration",
@@ -284,7 +299,7 @@ impl ApiErrorCode {
     }
 
     /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 45] = [
+    pub const ALL: [ApiErrorCode; 47] = [
         ApiErrorCode::NotFound,
         ApiErrorCode::MethodNotAllowed,
         ApiErrorCode::BodyTooLarge,
@@ -321,6 +336,8 @@ impl ApiErrorCode {
         ApiErrorCode::InvalidDefaultLanguage,
         ApiErrorCode::InvalidWifiSsid,
         ApiErrorCode::InvalidWifiPassword,
+        ApiErrorCode::InvalidScreenSleep,
+        ApiErrorCode::InvalidScreenOffIdle,
         ApiErrorCode::StorageUnavailable,
         ApiErrorCode::Internal,
         ApiErrorCode::InvalidEventDuration,
@@ -496,6 +513,12 @@ pub struct ServerConfig {
     /// The language pages open in until the visitor chooses one (the owner's setting).
     #[serde(default)]
     pub default_language: Language,
+    /// The hours the kiosk's screen sleeps once left alone for `kiosk_idle_s`; `null`: none.
+    #[serde(default)]
+    pub screen_sleep: Option<SleepHours>,
+    /// Seconds without a touch after which the kiosk's screen sleeps; 0: never.
+    #[serde(default)]
+    pub screen_off_idle_s: u64,
     pub version: String,
     /// [`crate::PROTOCOL_VERSION`].
     pub protocol_version: u32,
@@ -535,6 +558,30 @@ impl core::str::FromStr for Language {
 /// The idle times an owner may set, in seconds (U7; the default is 120).
 pub const KIOSK_IDLE_RANGE_S: core::ops::RangeInclusive<u64> = 10..=3600;
 
+/// `screen_off_idle_s` other than 0 (never): from ten seconds to a day.
+pub const SCREEN_OFF_IDLE_RANGE_S: core::ops::RangeInclusive<u64> = 10..=86_400;
+
+/// The hours the kiosk's screen sleeps (AP3), in the kiosk's local time: from `from` until
+/// `until`, each `"HH:MM"` (24-hour); an `until` earlier than `from` runs past midnight
+/// (`23:00` until `08:00`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SleepHours {
+    pub from: String,
+    pub until: String,
+}
+
+/// `GET` and `POST /api/kiosk/screen`: whether the kiosk's screen shows its sleep (black)
+/// page. The kiosk's own page reports it; the image's compositor hook reads it to turn the
+/// display's power off and on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KioskScreen {
+    pub asleep: bool,
+    /// When it last changed (server time, ms since the epoch); 0 before any report. Ignored
+    /// in a `POST`.
+    #[serde(default)]
+    pub changed_ms: u64,
+}
+
 /// `GET` and `PUT /api/owner/settings`: the settings an owner would otherwise edit on the SD
 /// card. Once an owner saved them they override the command-line flags (and the image's
 /// `xo-kiosk.txt`, which sets those flags) until `DELETE /api/owner/settings` forgets them.
@@ -550,6 +597,12 @@ pub struct OwnerSettings {
     pub default_language: Language,
     /// The guests' Wi-Fi network, shown as a second QR code; `null`: none.
     pub wifi: Option<Wifi>,
+    /// The hours the kiosk's screen sleeps (AP3); `null`: none.
+    #[serde(default)]
+    pub screen_sleep: Option<SleepHours>,
+    /// Seconds without a touch after which the kiosk's screen sleeps, at any hour; 0: never.
+    #[serde(default)]
+    pub screen_off_idle_s: u64,
     /// In answers: whether these are an owner's stored settings (`false`: the flags'). Ignored
     /// in a `PUT`.
     #[serde(default)]
@@ -1027,16 +1080,72 @@ pub struct Restored {
     pub replaced_kept_as: String,
 }
 
+/// One backup file kept on the kiosk (in the data directory's `backups/`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptBackup {
+    /// Its file name, the `{name}` of `/api/owner/backups/{name}`.
+    pub name: String,
+    /// When it was made (its header's `created_ms`).
+    pub created_ms: u64,
+    /// The file's length.
+    pub bytes: u64,
+    /// The release that made it.
+    pub app_version: String,
+}
+
+/// `GET /api/owner/backups`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptBackups {
+    /// How many the kiosk keeps: keeping another removes the oldest beyond these.
+    pub keep: u32,
+    /// Newest first.
+    pub backups: Vec<KeptBackup>,
+}
+
 /// `POST /api/owner/update`: the version installed (the launcher runs it after a restart).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UpdateInstalled {
     pub version: String,
 }
 
-/// `POST /api/owner/restart`: the server stops now; the service starts it again.
+/// `POST /api/owner/restart`: the server stops now (exit status [`RESTART_EXIT_STATUS`]);
+/// what starts it again, if anything, is [`UpdateStatus::supervisor`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Restarting {
     pub restarting: bool,
+}
+
+/// The exit status of a server stopped by an owner's restart (`EX_TEMPFAIL`): "start me
+/// again". `scripts/run` starts it again on this status; the image's launcher counts it as an
+/// orderly stop, never a crash.
+pub const RESTART_EXIT_STATUS: u8 = 75;
+
+/// What starts the server again after an owner's restart, as it was told at its start
+/// (`--supervisor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Supervisor {
+    /// Nothing: the server stops and must be started again by hand.
+    #[default]
+    None,
+    /// `scripts/run`: the same program again (installed updates do not run).
+    RunScript,
+    /// The SD-card image's launcher: the newest installed version not marked bad.
+    Launcher,
+}
+
+/// The card's room for checking an update (see `firmware-host`'s `update::room`), estimated
+/// for a new version as large as the running one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UpdateRoom {
+    pub free_bytes: u64,
+    /// What the upload and its check write: the file twice, a snapshot of the data, the
+    /// check's own files.
+    pub needed_bytes: u64,
+    /// What must stay free after it.
+    pub reserve_bytes: u64,
+    /// Whether an upload of that size would be checked (else it is refused `no_room`).
+    pub enough: bool,
 }
 
 /// The launcher's last rollback, as it writes `DATA_DIR/updates/rollback.json`.
@@ -1060,6 +1169,13 @@ pub struct UpdateStatus {
     /// Versions that did not become healthy after a restart, in the order they failed.
     pub bad: Vec<String>,
     pub last_rollback: Option<Rollback>,
+    /// What starts the server again after a restart: only the launcher runs installed
+    /// versions.
+    #[serde(default)]
+    pub supervisor: Supervisor,
+    /// `null` when the card's free space cannot be read.
+    #[serde(default)]
+    pub room: Option<UpdateRoom>,
 }
 
 /// `GET /api/owner/health`.
@@ -1071,6 +1187,31 @@ pub struct OwnerHealth {
     pub recent_errors: Vec<String>,
     /// Installed updates and the last rollback.
     pub update: UpdateStatus,
+    /// The status display; `null` when none is configured.
+    #[serde(default)]
+    pub display: Option<DisplayHealth>,
+}
+
+/// The status display as the owner's health page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplayHealth {
+    /// The setting (`--display`, `display=` in `xo-kiosk.txt`): `ssd1306`, `fb:/dev/fb1` …
+    pub backend: String,
+    pub state: DisplayState,
+    /// Why it is failing: the setting not understood, the device not opened, a write failed.
+    pub error: Option<String>,
+}
+
+/// Where the status display is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DisplayState {
+    /// Being opened (the first seconds after the start).
+    Starting,
+    /// Drawn at its last refresh.
+    Ok,
+    /// Not drawn: see `error`. The device is tried again every 30 s.
+    Failing,
 }
 
 /// `POST /api/owner/events`: the owner's event form (EV1). Only `game` and `duration_min` are

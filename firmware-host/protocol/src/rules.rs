@@ -265,6 +265,57 @@ pub const WIFI_SSID_MAX_BYTES: usize = 32;
 /// A WPA passphrase has 8 to 63 printable ASCII characters (802.11i).
 pub const WIFI_PASSWORD_BYTES: core::ops::RangeInclusive<usize> = 8..=63;
 
+/// A time of day `"HH:MM"` (24-hour, two digits each) as minutes after midnight.
+pub fn clock_minutes(text: &str) -> Result<u16, String> {
+    let bad = || format!("{text:?} is not a time of day as HH:MM (00:00 to 23:59)");
+    let (h, m) = text.split_once(':').ok_or_else(bad)?;
+    if h.len() != 2 || m.len() != 2 || !(h.bytes().chain(m.bytes())).all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let (h, m): (u16, u16) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
+    if h > 23 || m > 59 {
+        return Err(bad());
+    }
+    Ok(h * 60 + m)
+}
+
+/// Sleep hours from `from` until `until` (`"HH:MM"` each, different), as minutes after
+/// midnight.
+pub fn sleep_hours(from: &str, until: &str) -> Result<(u16, u16), String> {
+    let (from_min, until_min) = (clock_minutes(from)?, clock_minutes(until)?);
+    if from_min == until_min {
+        return Err(format!(
+            "the sleep hours start and end at the same time ({from})"
+        ));
+    }
+    Ok((from_min, until_min))
+}
+
+/// Sleep hours written `"HH:MM-HH:MM"` (the flag's and `xo-kiosk.txt`'s form); `None` for an
+/// empty text (none).
+pub fn parse_sleep_hours(text: &str) -> Result<Option<(String, String)>, String> {
+    let text = text.trim();
+    if text.is_empty() || text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let (from, until) = text
+        .split_once('-')
+        .ok_or_else(|| format!("{text:?} is not sleep hours as HH:MM-HH:MM (23:00-08:00)"))?;
+    let (from, until) = (from.trim(), until.trim());
+    sleep_hours(from, until)?;
+    Ok(Some((from.to_owned(), until.to_owned())))
+}
+
+/// Whether `minute` (after midnight) falls in the sleep hours `from` until `until` (minutes;
+/// an `until` before `from` runs past midnight).
+pub fn in_sleep_hours(minute: u16, (from, until): (u16, u16)) -> bool {
+    if from < until {
+        (from..until).contains(&minute)
+    } else {
+        minute >= from || minute < until
+    }
+}
+
 /// A Wi-Fi network name: 1 to [`WIFI_SSID_MAX_BYTES`] bytes, no control characters.
 pub fn check_wifi_ssid(ssid: &str) -> Result<(), String> {
     if ssid.is_empty() || ssid.len() > WIFI_SSID_MAX_BYTES {
@@ -410,5 +461,51 @@ mod tests {
         assert!(check_wifi_password("short").is_err());
         assert!(check_wifi_password(&"a".repeat(64)).is_err());
         assert!(check_wifi_password("pässwort123").is_err());
+    }
+}
+
+#[cfg(test)]
+mod sleep_tests {
+    use super::*;
+
+    #[test]
+    fn sleep_hours_run_past_midnight_when_they_end_before_they_start() {
+        let night = sleep_hours("23:00", "08:00").expect("valid");
+        assert_eq!(night, (23 * 60, 8 * 60));
+        for (minute, asleep) in [
+            (22 * 60 + 59, false),
+            (23 * 60, true),
+            (0, true),
+            (7 * 60 + 59, true),
+            (8 * 60, false),
+            (12 * 60, false),
+        ] {
+            assert_eq!(in_sleep_hours(minute, night), asleep, "{minute}");
+        }
+        let lunch = sleep_hours("12:30", "13:30").expect("valid");
+        assert!(in_sleep_hours(13 * 60, lunch));
+        assert!(!in_sleep_hours(13 * 60 + 30, lunch));
+        assert!(!in_sleep_hours(23 * 60, lunch));
+    }
+
+    #[test]
+    fn sleep_hours_are_two_different_times_of_day() {
+        for bad in [
+            ("24:00", "08:00"),
+            ("23:60", "08:00"),
+            ("7:00", "08:00"),
+            ("23:00", "23:00"),
+            ("ab:cd", "08:00"),
+            ("+1:00", "08:00"),
+        ] {
+            assert!(sleep_hours(bad.0, bad.1).is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            parse_sleep_hours(" 23:00 - 08:00 "),
+            Ok(Some(("23:00".to_owned(), "08:00".to_owned())))
+        );
+        assert_eq!(parse_sleep_hours(""), Ok(None));
+        assert_eq!(parse_sleep_hours("none"), Ok(None));
+        assert!(parse_sleep_hours("23:00").is_err());
     }
 }

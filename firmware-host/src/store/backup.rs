@@ -19,6 +19,7 @@
 //! then replaces every backed-up table in one durable write transaction of the live database:
 //! all of it or nothing.
 
+use std::io::{BufRead as _, Read as _};
 use std::path::{Path, PathBuf};
 
 use redb::{
@@ -58,6 +59,12 @@ pub const BACKUP_FORMAT_VERSION: u32 = 1;
 pub const MAX_BACKUP_BYTES: usize = 256 * 1024 * 1024;
 /// Where the data a restore replaced is kept, inside the data directory.
 pub const REPLACED_DIR: &str = "backups";
+/// How many backup files [`REPLACED_DIR`] keeps: keeping a new one removes the oldest beyond
+/// these. Five restores to undo is more than an owner goes back through, and five copies of
+/// the data on the card are what a nearly full card can least afford.
+pub const BACKUPS_KEPT: usize = 5;
+/// The ending of every backup file's name.
+pub const BACKUP_EXTENSION: &str = ".xokb";
 
 /// The first line of a backup file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,6 +137,96 @@ fn scratch(dir: &Path, what: &str) -> PathBuf {
     dir.join(format!("{what}-{n:016x}.tmp"))
 }
 
+/// A backup file kept in [`REPLACED_DIR`], as its header and the file system describe it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptBackup {
+    /// The file's name inside [`REPLACED_DIR`].
+    pub name: String,
+    pub header: BackupHeader,
+    /// The whole file's length.
+    pub bytes: u64,
+}
+
+/// Whether `name` can be a kept backup's file name: letters, digits, `.`, `_` and `-`, not
+/// starting with a dot, ending in [`BACKUP_EXTENSION`]. Anything else (a path, `..`) names
+/// no kept backup.
+pub fn is_backup_name(name: &str) -> bool {
+    name.len() <= 128
+        && name.len() > BACKUP_EXTENSION.len()
+        && name.ends_with(BACKUP_EXTENSION)
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The header line of the backup file at `path`, without reading the data after it.
+fn read_header(path: &Path) -> Option<BackupHeader> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file)
+        .take(4097)
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    if line.pop() != Some(b'\n') {
+        return None;
+    }
+    serde_json::from_slice::<BackupHeader>(&line)
+        .ok()
+        .filter(|h| h.format == BACKUP_FORMAT)
+}
+
+/// The backups kept in `dir`, newest first. Files that are not backups (no backup header)
+/// are not listed, and never removed by [`prune_backups`].
+pub fn kept_backups(dir: &Path) -> Vec<KeptBackup> {
+    let mut kept: Vec<KeptBackup> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let name = entry.file_name().into_string().ok()?;
+            if !is_backup_name(&name) || !entry.file_type().ok()?.is_file() {
+                return None;
+            }
+            let header = read_header(&entry.path())?;
+            let bytes = entry.metadata().ok()?.len();
+            Some(KeptBackup {
+                name,
+                header,
+                bytes,
+            })
+        })
+        .collect();
+    kept.sort_by(|a, b| (b.header.created_ms, &b.name).cmp(&(a.header.created_ms, &a.name)));
+    kept
+}
+
+/// Removes the oldest backups in `dir` beyond the newest [`BACKUPS_KEPT`]; returns the names
+/// removed.
+pub fn prune_backups(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut removed = Vec::new();
+    for old in kept_backups(dir).into_iter().skip(BACKUPS_KEPT) {
+        std::fs::remove_file(dir.join(&old.name))?;
+        removed.push(old.name);
+    }
+    Ok(removed)
+}
+
+/// Writes `file` as `dir/name` (through a temporary file, synced, and a rename, so a power cut
+/// never leaves half a backup under a backup's name), then prunes the oldest beyond
+/// [`BACKUPS_KEPT`]; returns the names pruned.
+pub fn keep_backup(dir: &Path, name: &str, file: &[u8]) -> std::io::Result<Vec<String>> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let mut out = std::fs::File::create(&tmp)?;
+    std::io::Write::write_all(&mut out, file)?;
+    out.sync_all()?;
+    std::fs::rename(&tmp, dir.join(name))?;
+    let pruned = prune_backups(dir)?;
+    std::fs::File::open(dir)?.sync_all()?;
+    Ok(pruned)
+}
+
 /// Copies table `def` from `src` into `dst`, replacing what `dst` held; rows copied.
 fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
     src: &ReadTransaction,
@@ -177,6 +274,15 @@ fn copy_all(
     Ok(())
 }
 
+/// Every table of the store, the ones a backup leaves out included: a snapshot of all of it.
+fn copy_everything(src: &ReadTransaction, dst: &WriteTransaction) -> Result<(), StoreError> {
+    copy_all(src, dst, true)?;
+    copy(src, dst, SESSIONS)?;
+    copy(src, dst, OPEN_ROOMS)?;
+    copy(src, dst, RESET_CODES)?;
+    Ok(())
+}
+
 fn count<K: redb::Key + 'static, V: redb::Value + 'static>(
     txn: &ReadTransaction,
     def: TableDefinition<'static, K, V>,
@@ -204,7 +310,7 @@ impl Store {
             format: BACKUP_FORMAT.to_owned(),
             format_version: BACKUP_FORMAT_VERSION,
             schema_version: SCHEMA_VERSION,
-            app_version: env!("CARGO_PKG_VERSION").to_owned(),
+            app_version: crate::VERSION.to_owned(),
             created_ms: now_ms,
             bytes: data.len() as u64,
             sha256: hex(&Sha256::digest(&data)),
@@ -214,6 +320,18 @@ impl Store {
         file.push(b'\n');
         file.extend_from_slice(&data);
         Ok(file)
+    }
+
+    /// Writes a database file at `path` holding every table of the store as one read
+    /// transaction sees it (sessions and open rooms included): a consistent snapshot of the
+    /// live data, for a new version to be checked against, without copying the live file.
+    pub fn snapshot_blocking(&self, path: &Path) -> Result<(), StoreError> {
+        self.read(|src| {
+            let db = database_builder().create(path).map_err(store_err)?;
+            let dst = db.begin_write().map_err(store_err)?;
+            copy_everything(src, &dst)?;
+            dst.commit().map_err(store_err)
+        })
     }
 
     fn write_snapshot(&self, path: &Path) -> Result<(), StoreError> {

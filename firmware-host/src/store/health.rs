@@ -57,8 +57,14 @@ pub fn free_space(dir: &Path) -> Option<(u64, u64)> {
     }
 }
 
+/// The free space below which a card of `total` bytes is nearly full: what work that can wait
+/// (an update's check) must leave free.
+pub fn reserve_bytes(total: u64) -> u64 {
+    (total / NEARLY_FULL_SHARE).min(NEARLY_FULL_BYTES)
+}
+
 fn nearly_full(free: u64, total: u64) -> bool {
-    free < (total / NEARLY_FULL_SHARE).min(NEARLY_FULL_BYTES)
+    free < reserve_bytes(total)
 }
 
 /// The last failure and the last space reading; logs each change of state once.

@@ -105,8 +105,9 @@ use rooms::{Persistence, StoreError, StoreFuture};
 
 pub use accounts::RegisterError;
 pub use backup::{
-    BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BackupContents, BackupError, BackupHeader,
-    MAX_BACKUP_BYTES, REPLACED_DIR, remove_scratch,
+    BACKUP_EXTENSION, BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BACKUPS_KEPT, BackupContents,
+    BackupError, BackupHeader, KeptBackup, MAX_BACKUP_BYTES, REPLACED_DIR, is_backup_name,
+    keep_backup, kept_backups, prune_backups, remove_scratch,
 };
 pub use events::CreateEventError;
 pub use games::UNRATED_KEPT;
@@ -118,8 +119,8 @@ pub use op::OwnerError;
 pub use owners::{DELETED_NAME, OwnerRecord};
 pub use puzzles::{PUZZLE_ATTEMPTS_KEPT, StreakLeader};
 pub use records::{
-    EventRecord, LadderStats, ResetCodeRecord, ResetGuess, SettingsRecord, StoredGame,
-    StoredLanguage, StoredWifi, UserRecord,
+    EventRecord, LadderStats, ResetCodeRecord, ResetGuess, ScreenRecord, SettingsRecord,
+    StoredGame, StoredLanguage, StoredWifi, UserRecord,
 };
 pub use seasons::{PlayerSeason, SeasonRecord, SeasonRow};
 pub use sessions::SESSIONS_KEPT;

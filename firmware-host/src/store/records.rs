@@ -289,6 +289,20 @@ pub struct SettingsRecord {
     pub public_url: Option<String>,
     pub default_language: StoredLanguage,
     pub wifi: Option<StoredWifi>,
+    /// The screen's sleep settings, stored in a row of their own (`settings`), so that the
+    /// record above keeps the bytes every earlier release reads. `None`: saved by a release
+    /// without them (the flags' apply).
+    #[serde(skip)]
+    pub screen: Option<ScreenRecord>,
+}
+
+/// The screen's sleep settings (AP3), as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScreenRecord {
+    /// Sleep hours as minutes after midnight, `(from, until)`; `None`: none.
+    pub sleep: Option<(u16, u16)>,
+    /// Seconds without a touch before the screen sleeps; 0: never.
+    pub off_idle_s: u64,
 }
 
 /// A live password reset code (`reset_codes`), as stored.

@@ -40,6 +40,50 @@ fn help_documents_the_limit_flags() {
     }
 }
 
+/// AP3 and AP5's flags: documented, and a value that is not one is refused at the start with
+/// what was wrong (the image's settings file sets them through the environment).
+#[test]
+fn the_screen_and_supervisor_flags_are_documented_and_checked() {
+    let bin = env!("CARGO_BIN_EXE_firmware-host");
+    let out = std::process::Command::new(bin)
+        .arg("--help")
+        .output()
+        .expect("run --help");
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "--screen-sleep",
+        "XO_SCREEN_SLEEP",
+        "--screen-off-idle",
+        "XO_SCREEN_OFF_IDLE",
+        "--supervisor",
+        "XO_SUPERVISOR",
+        "--display",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle}:\n{help}");
+    }
+    for (env, value, why) in [
+        ("XO_SCREEN_SLEEP", "25:00-08:00", "not a time of day"),
+        ("XO_SCREEN_SLEEP", "23:00-23:00", "same time"),
+        ("XO_SCREEN_OFF_IDLE", "5", "not 0 (never)"),
+        (
+            "XO_SUPERVISOR",
+            "systemd",
+            "not one of none, run-script, launcher",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = std::process::Command::new(bin)
+            .args(["--bind", "127.0.0.1:0", "--data-dir"])
+            .arg(dir.path())
+            .env(env, value)
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{env}={value}: {stderr}");
+        assert!(stderr.contains(why), "{env}={value}: {stderr}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_message_limit_flags_reach_the_hub() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -378,3 +378,193 @@ async fn a_backup_does_not_keep_the_file_in_memory() {
     assert_eq!(backup(server.addr, &sara).await.len(), file.len());
     server.stop_with("-TERM");
 }
+
+/// The names of the files in the data directory's `backups/`, sorted.
+fn files_in_backups(data_dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(data_dir.join("backups"))
+        .expect("backups/")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// O3 with AP5's bound: every restore keeps the data it replaced in `backups/`, which keeps
+/// the newest five; the owner lists them (name, time, size), downloads one as it is on the
+/// card and restores one by name; nobody else can, and no name reaches outside `backups/`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_backups_are_listed_downloaded_restored_and_only_the_newest_five_kept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let addr = server.addr;
+    let mut sara = register_at(addr, "sara", PASSWORD).await;
+    make_owner(addr, &sara).await;
+    let file = backup(addr, &sara).await;
+
+    // Omar exists only in the data the first restore replaces.
+    let omar = register_at(addr, "omar", PASSWORD).await;
+    let mut kept_names = Vec::new();
+    for _ in 0..7 {
+        let restored = upload(addr, "/api/owner/restore", &sara, &file).await;
+        assert_eq!(restored.status, 200, "{}", restored.text());
+        let kept = restored.json()["replaced_kept_as"]
+            .as_str()
+            .expect("kept as")
+            .to_owned();
+        let name = kept
+            .strip_prefix("backups/")
+            .expect("in backups/")
+            .to_owned();
+        kept_names.push(name);
+        sara = sign_in(addr, "sara").await;
+    }
+    let first_kept = kept_names[0].clone();
+
+    let list = send(addr, "GET", "/api/owner/backups", None, Some(&sara)).await;
+    assert_eq!(list.status, 200, "{}", list.text());
+    let list = list.json();
+    assert_eq!(list["keep"], 5, "{list}");
+    let listed: Vec<&str> = list["backups"]
+        .as_array()
+        .expect("backups")
+        .iter()
+        .map(|b| b["name"].as_str().expect("name"))
+        .collect();
+    let newest_five: Vec<&str> = kept_names
+        .iter()
+        .rev()
+        .take(5)
+        .map(String::as_str)
+        .collect();
+    assert_eq!(listed, newest_five, "newest first, the two oldest pruned");
+    let mut on_card: Vec<String> = newest_five.iter().map(|n| (*n).to_owned()).collect();
+    on_card.sort();
+    assert_eq!(
+        files_in_backups(dir.path()),
+        on_card,
+        "nothing else left in backups/"
+    );
+    let mut last_ms = u64::MAX;
+    for entry in list["backups"].as_array().expect("backups") {
+        let name = entry["name"].as_str().expect("name");
+        let bytes = std::fs::metadata(dir.path().join("backups").join(name))
+            .expect("kept file")
+            .len();
+        assert_eq!(entry["bytes"], bytes, "{entry}");
+        assert_eq!(entry["app_version"], firmware_host::VERSION, "{entry}");
+        let created = entry["created_ms"].as_u64().expect("created_ms");
+        assert!(created <= last_ms, "newest first: {list}");
+        last_ms = created;
+    }
+
+    // A download is the file on the card, named as it is there.
+    let newest = newest_five[0];
+    let got = request(
+        addr,
+        "GET",
+        &format!("/api/owner/backups/{newest}"),
+        &[("Cookie", &sara)],
+        None,
+    )
+    .await;
+    assert_eq!(got.status, 200, "{}", got.text());
+    assert_eq!(
+        got.header("content-disposition"),
+        Some(format!("attachment; filename=\"{newest}\"").as_str())
+    );
+    assert_eq!(
+        got.body,
+        std::fs::read(dir.path().join("backups").join(newest)).expect("kept file")
+    );
+
+    // Only owners; no name outside backups/.
+    for path in [
+        "/api/owner/backups".to_owned(),
+        format!("/api/owner/backups/{newest}"),
+    ] {
+        send(addr, "GET", &path, None, Some(&omar))
+            .await
+            .assert_error(401, "not_signed_in");
+        send(addr, "GET", &path, None, None)
+            .await
+            .assert_error(401, "not_signed_in");
+    }
+    let lina = register_at(addr, "lina", PASSWORD).await;
+    send(addr, "GET", "/api/owner/backups", None, Some(&lina))
+        .await
+        .assert_error(403, "not_owner");
+    send(
+        addr,
+        "POST",
+        &format!("/api/owner/backups/{newest}/restore"),
+        Some("{}"),
+        Some(&lina),
+    )
+    .await
+    .assert_error(403, "not_owner");
+    for name in [
+        "..%2Fxo-kiosk.redb",
+        "xo-kiosk.redb",
+        ".hidden.xokb",
+        "no-such-backup.xokb",
+        &first_kept,
+    ] {
+        send(
+            addr,
+            "GET",
+            &format!("/api/owner/backups/{name}"),
+            None,
+            Some(&sara),
+        )
+        .await
+        .assert_error(404, "not_found");
+        send(
+            addr,
+            "POST",
+            &format!("/api/owner/backups/{name}/restore"),
+            Some("{}"),
+            Some(&sara),
+        )
+        .await
+        .assert_error(404, "not_found");
+    }
+    // A state change is JSON: a cross-site form's body is refused.
+    let form = request(
+        addr,
+        "POST",
+        &format!("/api/owner/backups/{newest}/restore"),
+        &[
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Cookie", &sara),
+        ],
+        Some(b"a=b"),
+    )
+    .await;
+    assert_eq!(form.status, 415, "{}", form.text());
+
+    // Restoring a kept backup by name: lina (registered since) is gone with it, and the
+    // data it replaced is kept in turn, still five in all.
+    let back = send(
+        addr,
+        "POST",
+        &format!("/api/owner/backups/{newest}/restore"),
+        Some("{}"),
+        Some(&sara),
+    )
+    .await;
+    assert_eq!(back.status, 200, "{}", back.text());
+    let replaced = back.json()["replaced_kept_as"]
+        .as_str()
+        .expect("kept as")
+        .to_owned();
+    send(addr, "GET", "/api/users/lina", None, None)
+        .await
+        .assert_error(404, "unknown_user");
+    sign_in(addr, "sara").await;
+    assert_eq!(files_in_backups(dir.path()).len(), 5);
+    assert!(
+        files_in_backups(dir.path()).contains(&replaced.trim_start_matches("backups/").to_owned()),
+        "{replaced}"
+    );
+    server.stop_with("-TERM");
+}

@@ -45,6 +45,8 @@ fn cafe_stored() -> Value {
         "public_url": "http://kiosk.cafe.example:8080",
         "default_language": "ar",
         "wifi": {"ssid": "Cafe Guest", "security": "WPA", "password": "correct horse"},
+        "screen_sleep": null,
+        "screen_off_idle_s": 0,
         "stored": true,
     })
 }
@@ -106,6 +108,8 @@ async fn saved_settings_override_the_flags_at_once_and_after_a_restart() {
         "public_url": "http://flag.example:8080",
         "default_language": "en",
         "wifi": {"ssid": "Flag Net", "security": "nopass", "password": null},
+        "screen_sleep": null,
+        "screen_off_idle_s": 0,
         "stored": false,
     });
     assert_eq!(get_settings(addr, &sara).await, flags);
@@ -612,5 +616,144 @@ async fn five_wrong_guesses_spend_a_reset_code_across_a_restart() {
     let fresh = reset_code(addr, &sara, omar_id).await;
     let reply = redeem(addr, &fresh, "new password").await;
     assert_eq!(reply.status, 200, "{}", reply.text());
+    server.stop_with("-TERM");
+}
+
+/// AP3: the screen's sleep settings come from the flags (`xo-kiosk.txt` on the image), an
+/// owner's save overrides them at once and after a restart, `/api/config` serves them to the
+/// kiosk's page, bad values are refused with their own codes and nothing stored, and a save
+/// without them (an older page) means none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screen_sleep_settings_from_the_flags_and_an_owner() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flags = [
+        ("XO_SCREEN_SLEEP", "23:00-08:00"),
+        ("XO_SCREEN_OFF_IDLE", "600"),
+    ];
+    let server = Process::start(dir.path(), &flags);
+    let addr = server.addr;
+    let served = config(addr).await;
+    assert_eq!(
+        served["screen_sleep"],
+        json!({"from": "23:00", "until": "08:00"}),
+        "{served}"
+    );
+    assert_eq!(served["screen_off_idle_s"], 600, "{served}");
+    let sara = register_at(addr, "sara", PASSWORD).await;
+    make_owner(addr, &sara).await;
+
+    let mut night = cafe();
+    night["screen_sleep"] = json!({"from": "22:30", "until": "07:00"});
+    night["screen_off_idle_s"] = json!(300);
+    let saved = put(addr, &sara, &night).await;
+    assert_eq!(saved.status, 200, "{}", saved.text());
+    let saved = saved.json();
+    assert_eq!(
+        saved["screen_sleep"],
+        json!({"from": "22:30", "until": "07:00"})
+    );
+    assert_eq!(saved["screen_off_idle_s"], 300);
+    let served = config(addr).await;
+    assert_eq!(served["screen_sleep"], saved["screen_sleep"], "{served}");
+    assert_eq!(served["screen_off_idle_s"], 300, "{served}");
+
+    for (field, value, code) in [
+        (
+            "screen_sleep",
+            json!({"from": "22:30", "until": "22:30"}),
+            "invalid_screen_sleep",
+        ),
+        (
+            "screen_sleep",
+            json!({"from": "7 pm", "until": "07:00"}),
+            "invalid_screen_sleep",
+        ),
+        ("screen_sleep", json!("22:30-07:00"), "invalid_screen_sleep"),
+        ("screen_off_idle_s", json!(3), "invalid_screen_off_idle"),
+        ("screen_off_idle_s", json!("300"), "invalid_screen_off_idle"),
+    ] {
+        let mut bad = night.clone();
+        bad[field] = value;
+        put(addr, &sara, &bad).await.assert_error(400, code);
+    }
+    assert_eq!(get_settings(addr, &sara).await, saved, "nothing stored");
+
+    server.stop_with("-TERM");
+    let server = Process::start(dir.path(), &flags);
+    let addr = server.addr;
+    let sara = sign_in(addr, "sara").await;
+    assert_eq!(
+        get_settings(addr, &sara).await,
+        saved,
+        "kept over a restart"
+    );
+
+    // A page without the fields saves none: never sleeps.
+    let reply = put(addr, &sara, &cafe()).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let served = config(addr).await;
+    assert_eq!(served["screen_sleep"], Value::Null, "{served}");
+    assert_eq!(served["screen_off_idle_s"], 0, "{served}");
+    server.stop_with("-TERM");
+}
+
+/// The kiosk's page reports when its screen sleeps and wakes (`POST /api/kiosk/screen`), and
+/// the compositor's hook reads it (`GET`): from the kiosk's own machine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_kiosk_page_reports_its_screen_sleeping_and_waking() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = Process::start(dir.path(), &[]);
+    let addr = server.addr;
+    let get = || async { send(addr, "GET", "/api/kiosk/screen", None, None).await };
+    let first = get().await;
+    assert_eq!(first.status, 200, "{}", first.text());
+    assert_eq!(first.json(), json!({"asleep": false, "changed_ms": 0}));
+
+    let asleep = send(
+        addr,
+        "POST",
+        "/api/kiosk/screen",
+        Some(r#"{"asleep":true}"#),
+        None,
+    )
+    .await;
+    assert_eq!(asleep.status, 200, "{}", asleep.text());
+    let asleep = asleep.json();
+    assert_eq!(asleep["asleep"], true);
+    let since = asleep["changed_ms"].as_u64().expect("changed_ms");
+    assert!(since > 0, "{asleep}");
+    assert_eq!(get().await.json(), asleep);
+    // The same report again changes nothing.
+    let again = send(
+        addr,
+        "POST",
+        "/api/kiosk/screen",
+        Some(r#"{"asleep":true}"#),
+        None,
+    )
+    .await;
+    assert_eq!(again.json(), asleep);
+
+    let awake = send(
+        addr,
+        "POST",
+        "/api/kiosk/screen",
+        Some(r#"{"asleep":false}"#),
+        None,
+    )
+    .await;
+    assert_eq!(awake.json()["asleep"], false);
+    assert!(awake.json()["changed_ms"].as_u64() >= Some(since));
+    send(
+        addr,
+        "POST",
+        "/api/kiosk/screen",
+        Some(r#"{"asleep":"yes"}"#),
+        None,
+    )
+    .await
+    .assert_error(400, "bad_json");
+    assert_eq!(server.log_lines("the kiosk's screen sleeps").len(), 1);
+    assert_eq!(server.log_lines("the kiosk's screen woke").len(), 1);
     server.stop_with("-TERM");
 }

@@ -465,6 +465,7 @@ fn settings(idle: u64, url: &str) -> SettingsRecord {
             ssid: format!("net-{idle}"),
             password: Some(format!("password-{idle}")),
         }),
+        screen: None,
     }
 }
 

@@ -14,7 +14,8 @@ use crate::dom;
 use crate::i18n::{Lang, T};
 use crate::route::{Bundle, OwnerSection, Route};
 use crate::state::{
-    Action, AppState, Conn, attract_due, idle_return_due, lang_reset_due, still_playing_left,
+    Action, AppState, Conn, attract_due, idle_return_due, lang_reset_due, sleep_due,
+    still_playing_left,
 };
 use crate::ws::Socket;
 
@@ -108,6 +109,19 @@ struct IdleView {
     lang: Lang,
     lang_chosen: bool,
     attract: bool,
+    asleep: bool,
+    /// The screen's sleep hours, its own idle time.
+    sleep: (Option<(u16, u16)>, u64),
+}
+
+/// Tells the server whether the kiosk's screen sleeps; a failure only costs the display's
+/// power saving (the page is black either way), so it is logged, not shown.
+fn report_screen(asleep: bool) {
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Err(e) = api::report_screen(asleep).await {
+            gloo::console::warn!(format!("reporting the screen's sleep: {e:?}"));
+        }
+    });
 }
 
 #[component]
@@ -298,6 +312,8 @@ pub fn App(props: &AppProps) -> Html {
                 lang: state.lang,
                 lang_chosen: state.lang_chosen,
                 attract: state.attract,
+                asleep: state.asleep,
+                sleep: (state.screen_sleep, state.screen_off_idle_s),
             };
         }
         let state = state.clone();
@@ -320,6 +336,18 @@ pub fn App(props: &AppProps) -> Html {
             let interval = Interval::new(1000, move || {
                 let view = idle_view.borrow();
                 let idle = dom::now_ms() - *last_activity.borrow();
+                // AP3, beside the rest: a game left alone still ends under a sleeping screen.
+                let (hours, off_idle_s) = view.sleep;
+                if sleep_due(
+                    &view.route,
+                    view.asleep,
+                    dom::minute_of_day(),
+                    idle,
+                    (hours, off_idle_s, view.idle_s),
+                ) {
+                    state.dispatch(Action::Sleep(true));
+                    report_screen(true);
+                }
                 let left = still_playing_left(&view.route, view.room.as_ref(), idle, view.idle_s);
                 if idle_return_due(&view.route, view.room.as_ref(), idle, view.idle_s)
                     || left == Some(0)
@@ -393,6 +421,45 @@ pub fn App(props: &AppProps) -> Html {
         }
         None => html! {},
     };
+    // AP3: a black sheet over everything, the navbar and any prompt included. The waking touch
+    // ends on it (its click, the last event of a tap), so nothing under it acts; only then
+    // does it go, with the idle time counted from that touch.
+    let sleep_sheet = if state.asleep {
+        let wake = {
+            let (state, last_activity) = (state.clone(), last_activity.clone());
+            move || {
+                *last_activity.borrow_mut() = dom::now_ms();
+                state.dispatch(Action::Sleep(false));
+                report_screen(false);
+            }
+        };
+        let onclick = {
+            let wake = wake.clone();
+            Callback::from(move |e: MouseEvent| {
+                e.prevent_default();
+                e.stop_propagation();
+                wake();
+            })
+        };
+        let onkeydown = Callback::from(move |e: KeyboardEvent| {
+            e.prevent_default();
+            e.stop_propagation();
+            wake();
+        });
+        // The press and release of the waking touch stay on the sheet too.
+        let swallow = Callback::from(|e: PointerEvent| {
+            e.prevent_default();
+            e.stop_propagation();
+        });
+        html! {
+            <button type="button" class="screen-sleep" id="screen-sleep" data-prompt="sleep"
+                {onclick} {onkeydown} onpointerdown={swallow.clone()} onpointerup={swallow}>
+                <span class="sr-only">{ state.lang.t(T::ScreenAsleep) }</span>
+            </button>
+        }
+    } else {
+        html! {}
+    };
     let conn_banner = match state.conn {
         Conn::Open => html! {},
         Conn::Connecting => html! { <p class="conn" role="status">{ ctx.t(T::Connecting) }</p> },
@@ -405,6 +472,7 @@ pub fn App(props: &AppProps) -> Html {
             { page }
             { still_playing }
             <LiveRegion />
+            { sleep_sheet }
         </ContextProvider<Ctx>>
     }
 }

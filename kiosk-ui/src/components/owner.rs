@@ -43,6 +43,8 @@ fn update_refusal(message: &str) -> T {
         "not_newer" => T::UpdateNotNewer,
         "does_not_start" => T::UpdateDoesNotStart,
         "unhealthy" => T::UpdateUnhealthy,
+        "no_room" => T::UpdateNoRoom,
+        "data_in_use" => T::UpdateDataInUse,
         _ => T::UpdateIo,
     }
 }

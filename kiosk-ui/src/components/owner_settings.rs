@@ -1,6 +1,6 @@
 //! The owner's settings page (issue 16.2, `/owner/settings`): the kiosk's idle time, the
 //! public address its QR code shows, the language pages open in and the guests' Wi-Fi network,
-//! which an owner would otherwise edit on the SD card. The server checks every field and
+//! and when the kiosk's screen sleeps, which an owner would otherwise edit on the SD card. The server checks every field and
 //! answers a refusal with the field's code; the page words it in the reader's language.
 
 use protocol::http::{ApiErrorCode, KIOSK_IDLE_RANGE_S, Language};
@@ -26,6 +26,10 @@ struct Form {
     language: Option<Language>,
     ssid: String,
     password: String,
+    sleep_from: String,
+    sleep_until: String,
+    /// Seconds; "0": never.
+    screen_off: String,
     /// The settings shown are an owner's saved ones (else the SD card's).
     stored: bool,
 }
@@ -42,6 +46,17 @@ impl Form {
                 .as_ref()
                 .and_then(|w| w.password.clone())
                 .unwrap_or_default(),
+            sleep_from: s
+                .screen_sleep
+                .as_ref()
+                .map(|h| h.from.clone())
+                .unwrap_or_default(),
+            sleep_until: s
+                .screen_sleep
+                .as_ref()
+                .map(|h| h.until.clone())
+                .unwrap_or_default(),
+            screen_off: s.screen_off_idle_s.to_string(),
             stored: s.stored,
         }
     }
@@ -57,11 +72,21 @@ impl Form {
         } else {
             json!({ "ssid": self.ssid, "security": "WPA", "password": self.password })
         };
+        let (from, until) = (self.sleep_from.trim(), self.sleep_until.trim());
+        let sleep = if from.is_empty() && until.is_empty() {
+            Value::Null
+        } else {
+            json!({ "from": from, "until": until })
+        };
+        let off = self.screen_off.trim();
+        let off = if off.is_empty() { "0" } else { off };
         json!({
             "kiosk_idle_s": idle.parse::<u64>().map_or_else(|_| json!(idle), |n| json!(n)),
             "public_url": if self.url.trim().is_empty() { Value::Null } else { json!(self.url.trim()) },
             "default_language": self.language.map(Language::as_str),
             "wifi": wifi,
+            "screen_sleep": sleep,
+            "screen_off_idle_s": off.parse::<u64>().map_or_else(|_| json!(off), |n| json!(n)),
         })
     }
 }
@@ -74,6 +99,8 @@ fn error_text(code: Option<ApiErrorCode>) -> T {
         Some(ApiErrorCode::InvalidDefaultLanguage) => T::ErrSettingsLanguage,
         Some(ApiErrorCode::InvalidWifiSsid) => T::ErrSettingsSsid,
         Some(ApiErrorCode::InvalidWifiPassword) => T::ErrSettingsPassword,
+        Some(ApiErrorCode::InvalidScreenSleep) => T::ErrSettingsSleep,
+        Some(ApiErrorCode::InvalidScreenOffIdle) => T::ErrSettingsScreenOff,
         Some(ApiErrorCode::NotOwner) => T::SettingsNotOwner,
         other => api_error_text(other),
     }
@@ -243,6 +270,18 @@ pub fn OwnerSettings() -> Html {
                         { text_field("settings-wifi-password", lang.t(T::SettingsWifiPassword).to_owned(),
                             &form.password, "text", edit(|f, v| f.password = v)) }
                     </fieldset>
+                    <fieldset id="settings-screen">
+                        <legend>{ ctx.t(T::SettingsScreen) }</legend>
+                        <div class="field-row">
+                            { text_field("settings-sleep-from", lang.t(T::SettingsSleepFrom).to_owned(),
+                                &form.sleep_from, "numeric", edit(|f, v| f.sleep_from = v)) }
+                            { text_field("settings-sleep-until", lang.t(T::SettingsSleepUntil).to_owned(),
+                                &form.sleep_until, "numeric", edit(|f, v| f.sleep_until = v)) }
+                        </div>
+                        { text_field("settings-screen-off", lang.f(T::SettingsScreenOff, &[&lang.num(0)]),
+                            &form.screen_off, "numeric", edit(|f, v| f.screen_off = v)) }
+                        <p class="note">{ ctx.t(T::SettingsScreenNote) }</p>
+                    </fieldset>
                     <div class="errors" id="settings-errors" role="alert">
                         if let Some(t) = *error { <p class="error">{ ctx.t(t) }</p> }
                     </div>
@@ -280,13 +319,38 @@ mod tests {
             language: Some(Language::Ar),
             ssid: "Cafe".into(),
             password: "".into(),
+            sleep_from: "".into(),
+            sleep_until: "".into(),
+            screen_off: "".into(),
             stored: false,
         };
         assert_eq!(
             form.body(),
             json!({"kiosk_idle_s": 45, "public_url": null, "default_language": "ar",
-                   "wifi": {"ssid": "Cafe", "security": "nopass", "password": null}})
+                   "wifi": {"ssid": "Cafe", "security": "nopass", "password": null},
+                   "screen_sleep": null, "screen_off_idle_s": 0})
         );
+        let night = Form {
+            sleep_from: " 23:00".into(),
+            sleep_until: "08:00 ".into(),
+            screen_off: "600".into(),
+            ..form.clone()
+        };
+        assert_eq!(
+            night.body()["screen_sleep"],
+            json!({"from": "23:00", "until": "08:00"})
+        );
+        assert_eq!(night.body()["screen_off_idle_s"], 600);
+        let typed = Form {
+            sleep_from: "late".into(),
+            screen_off: "soon".into(),
+            ..form.clone()
+        };
+        assert_eq!(
+            typed.body()["screen_sleep"],
+            json!({"from": "late", "until": ""})
+        );
+        assert_eq!(typed.body()["screen_off_idle_s"], "soon");
         let typed = Form {
             idle: "soon".into(),
             ssid: "".into(),

@@ -4,7 +4,9 @@
 //! the data card's space, activity and the recent warnings and errors.
 
 use gloo::timers::callback::Interval;
-use protocol::http::{HealthStatus, OwnerHealth, StorageState, UpdateStatus};
+use protocol::http::{
+    DisplayState, HealthStatus, OwnerHealth, StorageState, Supervisor, UpdateStatus,
+};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -54,6 +56,29 @@ pub fn came_back(uptime_s: u64, since_asked_ms: f64) -> bool {
     up_ms < since_asked_ms
 }
 
+/// What the page says once the server answers again after a restart, `running` now: the
+/// version, and never that the newest runs when it does not (an installed version not marked
+/// bad that is not the one running: rolled back under the launcher, or never run elsewhere).
+pub fn after_restart(lang: Lang, running: &str, status: &UpdateStatus) -> String {
+    let back = lang.f(T::RestartedBack, &[running]);
+    let newest_good = status
+        .installed
+        .iter()
+        .rev()
+        .find(|v| !status.bad.contains(v));
+    match newest_good {
+        Some(newest) if newest != running => {
+            let key = if status.supervisor == Supervisor::Launcher {
+                T::RestartedRolledBack
+            } else {
+                T::RestartedNotNewest
+            };
+            format!("{back} {}", lang.f(key, &[newest]))
+        }
+        _ => back,
+    }
+}
+
 /// A version list in words ("none" when empty).
 fn versions(lang: Lang, list: &[String]) -> String {
     if list.is_empty() {
@@ -94,6 +119,11 @@ fn status_lines(lang: Lang, status: &UpdateStatus) -> Html {
                 <li id="update-bad" class="warning">{ lang.f(T::UpdateBad, &[&versions(lang, &status.bad)]) }</li>
             }
             <li id="update-rollback">{ rollback }</li>
+            if let Some(room) = status.room.filter(|r| !r.enough) {
+                <li id="update-no-room" class="warning">{ lang.f(T::UpdateNoRoomNow, &[
+                    &size(lang, room.free_bytes), &size(lang, room.needed_bytes), &size(lang, room.reserve_bytes),
+                ]) }</li>
+            }
         </ul>
     }
 }
@@ -143,9 +173,12 @@ fn Update() -> Html {
                                 if was == Restart::Gone
                                     || came_back(health.uptime_s, dom::now_ms() - asked) =>
                             {
-                                said_last.set(Some(Said::Done(
-                                    lang.f(T::RestartedBack, &[&health.version]),
-                                )));
+                                // What is installed now, read from the new process.
+                                let text = match api::update_status().await {
+                                    Ok(now) => after_restart(lang, &health.version, &now),
+                                    Err(_) => lang.f(T::RestartedBack, &[&health.version]),
+                                };
+                                said_last.set(Some(Said::Done(text)));
                                 restart.set(Restart::No);
                                 generation.set(generation.wrapping_add(1));
                             }
@@ -157,6 +190,7 @@ fn Update() -> Html {
             move || drop(timer)
         });
     }
+    let supervisor = status.as_ref().map_or(Supervisor::None, |s| s.supervisor);
     let picked = {
         let file = file.clone();
         Callback::from(move |e: Event| {
@@ -183,7 +217,13 @@ fn Update() -> Html {
             wasm_bindgen_futures::spawn_local(async move {
                 match api::upload_update(&chosen).await {
                     Ok(done) => {
-                        said_last.set(Some(Said::Done(lang.f(T::UpdateDone, &[&done.version]))))
+                        // Only the image's launcher runs an installed version at a restart.
+                        let key = if supervisor == Supervisor::Launcher {
+                            T::UpdateDone
+                        } else {
+                            T::UpdateDoneManual
+                        };
+                        said_last.set(Some(Said::Done(lang.f(key, &[&done.version]))))
                     }
                     Err(e) => said_last.set(Some(Said::Refused(error_text(&e)))),
                 }
@@ -227,8 +267,23 @@ fn Update() -> Html {
             </section>
             <section class="panel">
                 if *restart == Restart::No {
-                    <Confirm id="restart" label={ctx.t(T::Restart)} question={ctx.t(T::RestartAsk)}
-                        yes={ctx.t(T::RestartYes)} on_yes={do_restart} busy={*busy} />
+                    { match supervisor {
+                        Supervisor::Launcher => html! {
+                            <Confirm id="restart" label={ctx.t(T::Restart)} question={ctx.t(T::RestartAsk)}
+                                yes={ctx.t(T::RestartYes)} on_yes={do_restart} busy={*busy} />
+                        },
+                        Supervisor::RunScript => html! {
+                            <Confirm id="restart" label={ctx.t(T::Restart)} question={ctx.t(T::RestartAskRunScript)}
+                                yes={ctx.t(T::RestartYes)} on_yes={do_restart} busy={*busy} />
+                        },
+                        // Nothing starts it again: say so, and call it what it is.
+                        Supervisor::None => html! {
+                            <Confirm id="restart" label={ctx.t(T::StopServer)} question={ctx.t(T::StopAsk)}
+                                yes={ctx.t(T::StopYes)} on_yes={do_restart} busy={*busy} />
+                        },
+                    } }
+                } else if supervisor == Supervisor::None {
+                    <p role="status" id="restarting">{ ctx.t(T::Stopped) }</p>
                 } else {
                     <p role="status" id="restarting">{ ctx.t(T::Restarting) }</p>
                 }
@@ -300,6 +355,18 @@ fn health_facts(lang: Lang, h: &OwnerHealth) -> Html {
                 <dt>{ lang.t(T::HealthVersion) }</dt><dd id="health-version" dir="ltr">{ health.version.clone() }</dd>
                 <dt>{ lang.t(T::HealthUptime) }</dt><dd id="health-uptime">{ uptime(lang, health.uptime_s) }</dd>
                 <dt>{ lang.t(T::HealthStorage) }</dt><dd id="health-storage">{ space }{ state }</dd>
+                if let Some(d) = &h.display {
+                    <dt>{ lang.t(T::HealthDisplay) }</dt>
+                    <dd id="health-display" class={(d.state == DisplayState::Failing).then_some("error")}>{
+                        match d.state {
+                            DisplayState::Ok => lang.f(T::HealthDisplayOk, &[&d.backend]),
+                            DisplayState::Starting => lang.f(T::HealthDisplayStarting, &[&d.backend]),
+                            DisplayState::Failing => lang.f(T::HealthDisplayFailing, &[
+                                &d.backend, d.error.as_deref().unwrap_or_default(),
+                            ]),
+                        }
+                    }</dd>
+                }
                 <dt>{ lang.t(T::HealthActivity) }</dt><dd id="health-activity">{ lang.f(T::HealthActivityLine, &[
                     &lang.num(health.players_online), &lang.num(health.rooms), &lang.num(health.connections),
                 ]) }</dd>
@@ -377,6 +444,40 @@ mod tests {
         assert!(came_back(0, 900.0));
         assert!(!came_back(3_600, 2_500.0));
         assert!(!came_back(3, 2_500.0));
+    }
+
+    fn status(installed: &[&str], bad: &[&str], supervisor: Supervisor) -> UpdateStatus {
+        UpdateStatus {
+            running: "0.1.0".into(),
+            installed: installed.iter().map(|v| (*v).to_owned()).collect(),
+            bad: bad.iter().map(|v| (*v).to_owned()).collect(),
+            last_rollback: None,
+            supervisor,
+            room: None,
+        }
+    }
+
+    #[test]
+    fn after_a_restart_the_page_never_says_an_installed_version_runs_when_it_does_not() {
+        let launcher = status(&["0.1.1", "0.1.2"], &["0.1.2"], Supervisor::Launcher);
+        assert_eq!(
+            after_restart(Lang::En, "0.1.1", &launcher),
+            "The server is back, running version 0.1.1."
+        );
+        assert_eq!(
+            after_restart(Lang::En, "0.1.0", &launcher),
+            "The server is back, running version 0.1.0. Version 0.1.1 is installed but not running: see the last rollback."
+        );
+        let by_hand = status(&["0.1.1"], &[], Supervisor::RunScript);
+        assert_eq!(
+            after_restart(Lang::En, "0.1.0", &by_hand),
+            "The server is back, running version 0.1.0. Version 0.1.1 is installed but not running."
+        );
+        let nothing = status(&[], &[], Supervisor::RunScript);
+        assert_eq!(
+            after_restart(Lang::En, "0.1.0", &nothing),
+            "The server is back, running version 0.1.0."
+        );
     }
 
     #[test]

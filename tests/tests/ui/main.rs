@@ -21,3 +21,4 @@ mod profile_seasons_browser;
 mod puzzle_browser;
 mod puzzle_rating_browser;
 mod restart_browser;
+mod screen_sleep_browser;
