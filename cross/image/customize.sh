@@ -34,11 +34,13 @@ ln -sfn private/xo-kiosk "$root/var/lib/xo-kiosk"
 chroot "$root" useradd --system --no-create-home --home-dir /run/xo-browser \
   --shell /usr/sbin/nologin --groups video,render,input,audio kiosk
 
+chroot "$root" groupadd --system i2c
 chroot "$root" systemctl enable systemd-networkd systemd-resolved systemd-timesyncd \
-  avahi-daemon seatd xo-settings firmware-host xo-kiosk-browser
-# Wi-Fi starts only when the settings name a network (xo-settings starts it); the generic
-# D-Bus wpa_supplicant is not used. Maintenance timers are pointless on a read-only root.
-for unit in getty@tty1.service wpa_supplicant.service e2scrub_reap.service e2scrub_all.timer \
+  avahi-daemon seatd xo-settings firmware-host xo-kiosk-browser xo-wifi xo-owner-code.path
+# Wi-Fi is xo-wifi-setup's (xo-wifi.service, when the interface appears); the generic D-Bus
+# wpa_supplicant is not used. Maintenance timers are pointless on a read-only root.
+# hostapd and nftables run only inside xo-wifi-setup, with its own configuration.
+for unit in getty@tty1.service wpa_supplicant.service hostapd.service nftables.service e2scrub_reap.service e2scrub_all.timer \
   fstrim.timer apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer; do
   if [ -e "$root/lib/systemd/system/$unit" ] || [ "$unit" = getty@tty1.service ]; then
     chroot "$root" systemctl disable "$unit"
