@@ -51,6 +51,7 @@ pub use server::{CloseReason, Event, ServerMsg};
 pub use view::{
     ClockView, EloPreview, JoinRequestView, Joining, Name, Phase, PlayerView, ResultView, RoomKind,
     RoomSummary, RoomView, SeatView, SeatsJson, YouView, room_json, room_json_into,
+    room_postcard_into,
 };
 
 /// The protocol version carried by both hellos. A change that a client written against the

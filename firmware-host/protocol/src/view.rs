@@ -175,8 +175,9 @@ pub struct RoomView {
 }
 
 /// The fields of a [`RoomView`] before `you`, borrowed, with the same names in the same order:
-/// their JSON is what every reader of a room shares when their snapshots differ only in `you`.
-#[cfg(test)]
+/// their JSON and their postcard are what every reader of a room shares when their snapshots
+/// differ only in `you` (postcard writes a struct as its fields one after another, so the head's
+/// bytes are the view's up to `you`).
 #[derive(Serialize)]
 struct RoomViewHead<'a> {
     id: &'a RoomId,
@@ -206,6 +207,13 @@ impl RoomView {
     /// room's players and spectators instead of once each (issue 13). `seats` keeps the
     /// seats' JSON from one snapshot to the next while they stay the same.
     pub fn json_head(&self, seats: &mut SeatsJson) -> String {
+        let seats = seats.shared(&self.seats);
+        self.json_head_with_seats(&seats)
+    }
+
+    /// [`RoomView::json_head`] with the seats' JSON already made ([`SeatsJson::shared`]): for
+    /// a head made only when some reader reads JSON, after the room has moved on.
+    pub fn json_head_with_seats(&self, seats: &str) -> String {
         thread_local! {
             /// Where heads are written before they get a text of their exact size: a 1 KiB
             /// block made and freed at every snapshot is one glibc keeps in no per-thread cache
@@ -219,7 +227,38 @@ impl RoomView {
         })
     }
 
-    fn write_head(&self, seats: &mut SeatsJson, j: &mut Vec<u8>) {
+    /// The postcard of this view's fields before `you`, which [`room_postcard_into`]
+    /// completes for each reader: the binary framing's [`RoomView::json_head`], so that a
+    /// client reading postcard (the kiosk's UI) costs no more than one reading JSON.
+    pub fn postcard_head(&self) -> Vec<u8> {
+        postcard::to_allocvec(&self.head()).expect("wire types always serialise to postcard")
+    }
+
+    fn head(&self) -> RoomViewHead<'_> {
+        RoomViewHead {
+            id: &self.id,
+            game: self.game,
+            kind: &self.kind,
+            phase: self.phase,
+            per_move_ms: self.per_move_ms,
+            seats: &self.seats,
+            x: &self.x,
+            o: &self.o,
+            turn: self.turn,
+            glowing: self.glowing,
+            moves: &self.moves,
+            clock: &self.clock,
+            repetition_warning: self.repetition_warning,
+            draw_offer: self.draw_offer,
+            requests: &self.requests,
+            result: &self.result,
+            elo: &self.elo,
+            spectators: self.spectators,
+            can_undo: self.can_undo,
+        }
+    }
+
+    fn write_head(&self, seats_json: &str, j: &mut Vec<u8>) {
         // Written field by field rather than through serde (issue 13: serde_json spent about
         // 7,000 instructions on a head, most of them on its keys): the same text, byte for
         // byte (test `a_room_head_written_by_hand_is_serdes_text`). Every field, by name: one
@@ -230,7 +269,7 @@ impl RoomView {
             kind,
             phase,
             per_move_ms,
-            seats: seat_views,
+            seats: _,
             x,
             o,
             turn,
@@ -284,7 +323,7 @@ impl RoomView {
         });
         json::option(j, *per_move_ms, json::number);
         j.extend_from_slice(b",\"seats\":");
-        j.extend_from_slice(seats.json(seat_views).as_bytes());
+        j.extend_from_slice(seats_json.as_bytes());
         j.extend_from_slice(b",\"x\":");
         json::cells(j, x);
         j.extend_from_slice(b",\"o\":");
@@ -361,29 +400,9 @@ impl RoomView {
     /// [`RoomView::json_head`] through serde: the text the hand-written one must equal.
     #[cfg(test)]
     fn json_head_by_serde(&self) -> String {
-        let head = RoomViewHead {
-            id: &self.id,
-            game: self.game,
-            kind: &self.kind,
-            phase: self.phase,
-            per_move_ms: self.per_move_ms,
-            seats: &self.seats,
-            x: &self.x,
-            o: &self.o,
-            turn: self.turn,
-            glowing: self.glowing,
-            moves: &self.moves,
-            clock: &self.clock,
-            repetition_warning: self.repetition_warning,
-            draw_offer: self.draw_offer,
-            requests: &self.requests,
-            result: &self.result,
-            elo: &self.elo,
-            spectators: self.spectators,
-            can_undo: self.can_undo,
-        };
         let mut json = Vec::new();
-        serde_json::to_writer(&mut json, &head).expect("wire types always serialise to JSON");
+        serde_json::to_writer(&mut json, &self.head())
+            .expect("wire types always serialise to JSON");
         json.pop();
         String::from_utf8(json).expect("serde_json writes UTF-8")
     }
@@ -393,9 +412,15 @@ impl RoomView {
 /// players, their ratings and marks; only a player's presence changes), and they are the
 /// largest part of a snapshot.
 #[derive(Debug, Default)]
-pub struct SeatsJson(Option<([SeatView; 2], String)>);
+pub struct SeatsJson(Option<([SeatView; 2], std::sync::Arc<str>)>);
 
 impl SeatsJson {
+    /// The seats' JSON, shared: kept by a snapshot whose JSON head is made later, if at all.
+    pub fn shared(&mut self, seats: &[SeatView; 2]) -> std::sync::Arc<str> {
+        self.json(seats);
+        std::sync::Arc::clone(&self.0.as_ref().expect("set by json").1)
+    }
+
     fn json(&mut self, seats: &[SeatView; 2]) -> &str {
         if self.0.as_ref().is_none_or(|(kept, _)| kept != seats) {
             let mut j = Vec::with_capacity(SEATS_CAPACITY);
@@ -408,7 +433,7 @@ impl SeatsJson {
             }
             j.push(b']');
             let json = String::from_utf8(j).expect("written from UTF-8 pieces");
-            self.0 = Some((seats.clone(), json));
+            self.0 = Some((seats.clone(), json.into()));
         }
         &self.0.as_ref().expect("set above").1
     }
@@ -534,6 +559,54 @@ pub fn room_json_into(
     json.extend_from_slice(b"},\"rematch_offer\":");
     json::option(json, rematch_offer, json::mark);
     json.extend_from_slice(b"}}}");
+}
+
+/// The postcard variant index of [`crate::ServerMsg::Room`] (its place in the enum; the test
+/// `a_postcard_snapshot_completed_per_reader_is_the_whole_messages` holds it to serde's).
+const ROOM_VARIANT: u8 = 3;
+
+/// The postcard of `ServerMsg::Room { id, room }` for one reader, appended to `out` (a
+/// connection's write buffer), from `head`, the [`RoomView::postcard_head`] of a view that
+/// differs from `room` at most in `you` (given here with the view's `rematch_offer`): the
+/// same bytes as encoding the message whole.
+pub fn room_postcard_into(
+    out: &mut Vec<u8>,
+    id: Option<crate::RequestId>,
+    head: &[u8],
+    you: &YouView,
+    rematch_offer: Option<Mark>,
+) {
+    // Every field, by name: one added to `YouView` must be written here too.
+    let YouView {
+        seat,
+        host,
+        to_move,
+        requested,
+    } = *you;
+    out.push(ROOM_VARIANT);
+    match id {
+        None => out.push(0),
+        Some(mut n) => {
+            // postcard's varint: seven bits a byte, least significant first.
+            out.push(1);
+            while n >= 0x80 {
+                out.push((n as u8) | 0x80);
+                n >>= 7;
+            }
+            out.push(n as u8);
+        }
+    }
+    out.extend_from_slice(head);
+    match seat {
+        None => out.push(0),
+        Some(seat) => out.extend_from_slice(&[1, seat]),
+    }
+    out.extend_from_slice(&[u8::from(host), u8::from(to_move), u8::from(requested)]);
+    match rematch_offer {
+        None => out.push(0),
+        Some(Mark::X) => out.extend_from_slice(&[1, 0]),
+        Some(Mark::O) => out.extend_from_slice(&[1, 1]),
+    }
 }
 
 /// One row of the lobby.
@@ -704,6 +777,71 @@ mod tests {
             let text = room_json(Some(9), &by_hand, &you, view.rematch_offer);
             let parsed: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
             assert_eq!(parsed["room"]["room"]["id"], view.id.as_str(), "view {i}");
+        }
+    }
+
+    /// The binary framing's snapshot, completed per reader from the shared postcard head, is
+    /// byte for byte the plain encoder's whole message, for every view above and every kind of
+    /// reader (request ids of one to five varint bytes, each `you`, each rematch offer).
+    #[test]
+    fn a_postcard_snapshot_completed_per_reader_is_the_whole_messages() {
+        let yous = [
+            YouView {
+                seat: None,
+                host: false,
+                to_move: false,
+                requested: true,
+            },
+            YouView {
+                seat: Some(0),
+                host: true,
+                to_move: false,
+                requested: false,
+            },
+            YouView {
+                seat: Some(1),
+                host: false,
+                to_move: true,
+                requested: false,
+            },
+            YouView {
+                seat: Some(u8::MAX),
+                host: true,
+                to_move: true,
+                requested: true,
+            },
+        ];
+        let ids = [
+            None,
+            Some(0),
+            Some(127),
+            Some(128),
+            Some(16_384),
+            Some(u32::MAX),
+        ];
+        for i in 0..420 {
+            let view = view(i);
+            let head = view.postcard_head();
+            for (k, you) in yous.iter().enumerate() {
+                let id = ids[(i + k) % ids.len()];
+                let rematch_offer = [None, Some(Mark::X), Some(Mark::O)][(i + k) % 3];
+                let whole = crate::ServerMsg::Room {
+                    id,
+                    room: Box::new(RoomView {
+                        you: *you,
+                        rematch_offer,
+                        ..view.clone()
+                    }),
+                }
+                .encode(crate::Framing::Binary);
+                let mut out = vec![0xAA];
+                room_postcard_into(&mut out, id, &head, you, rematch_offer);
+                assert_eq!(
+                    crate::Frame::Binary(out[1..].to_vec()),
+                    whole,
+                    "view {i}, reader {k}, id {id:?}"
+                );
+            }
         }
     }
 }

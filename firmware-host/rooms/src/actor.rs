@@ -748,8 +748,8 @@ impl Actor {
             let item = if one_view {
                 let room = shared.get_or_insert_with(|| {
                     let view = self.room.view_for(key, now_ms);
-                    let head = view.json_head(&mut self.seats_json);
-                    SharedRoom::new(view, head)
+                    let seats = self.seats_json.shared(&view.seats);
+                    SharedRoom::new(view, seats)
                 });
                 ToSession::Room {
                     room: Arc::clone(room),

@@ -68,38 +68,48 @@ impl SharedMsg {
     }
 }
 
-/// One room snapshot for readers whose views differ only in `you`: built once, and its JSON up
-/// to `you` encoded once (issue 13: a move's snapshot was built and encoded whole for each
-/// player and once more for the spectators).
+/// One room snapshot for readers whose views differ only in `you`: built once, and its
+/// encoding up to `you` made once per framing a reader reads (issue 13: a move's snapshot was
+/// built and encoded whole for each player and once more for the spectators). The kiosk's UI
+/// reads postcard, most other clients JSON; a head is made by the first reader of its framing,
+/// so an audience of one framing costs one head.
 #[derive(Debug)]
 pub(crate) struct SharedRoom {
     view: RoomView,
-    /// [`RoomView::json_head`]: nearly every client reads JSON, each reader's text written
-    /// from it straight into the reader's write buffer ([`SharedRoom::text_into`]).
-    head: String,
+    /// The seats' JSON, kept by the room from one snapshot to the next ([`SeatsJson`]).
+    ///
+    /// [`SeatsJson`]: protocol::SeatsJson
+    seats: Arc<str>,
+    /// [`RoomView::json_head`], each JSON reader's text written from it straight into the
+    /// reader's write buffer ([`SharedRoom::text_into`]).
+    head: OnceLock<String>,
+    /// [`RoomView::postcard_head`], likewise for binary readers ([`SharedRoom::binary_into`]).
+    postcard: OnceLock<Vec<u8>>,
 }
 
 impl SharedRoom {
-    pub(crate) fn new(view: RoomView, head: String) -> Arc<SharedRoom> {
-        Arc::new(SharedRoom { view, head })
+    pub(crate) fn new(view: RoomView, seats: Arc<str>) -> Arc<SharedRoom> {
+        Arc::new(SharedRoom {
+            view,
+            seats,
+            head: OnceLock::new(),
+            postcard: OnceLock::new(),
+        })
     }
 
     /// The JSON text of the snapshot for one reader, appended to `out` (a connection's write
     /// buffer).
     pub(crate) fn text_into(&self, out: &mut Vec<u8>, id: Option<RequestId>, you: YouView) {
-        protocol::room_json_into(out, id, &self.head, &you, self.view.rematch_offer);
+        let head = self
+            .head
+            .get_or_init(|| self.view.json_head_with_seats(&self.seats));
+        protocol::room_json_into(out, id, head, &you, self.view.rematch_offer);
     }
 
-    /// The snapshot for one reader in binary framing: postcard has no field names to splice
-    /// between, so the view is encoded whole (binary clients are few).
-    pub(crate) fn binary(&self, id: Option<RequestId>, you: YouView) -> Frame {
-        let mut view = self.view.clone();
-        view.you = you;
-        ServerMsg::Room {
-            id,
-            room: Box::new(view),
-        }
-        .encode(Framing::Binary)
+    /// The postcard of the snapshot for one reader (binary framing), appended to `out`.
+    pub(crate) fn binary_into(&self, out: &mut Vec<u8>, id: Option<RequestId>, you: YouView) {
+        let head = self.postcard.get_or_init(|| self.view.postcard_head());
+        protocol::room_postcard_into(out, id, head, &you, self.view.rematch_offer);
     }
 }
 
@@ -203,13 +213,12 @@ mod tests {
 
     /// Every reader's snapshot, written into its buffer from the shared head, is the text of
     /// the whole message for that reader (spectator or player, with or without a request id);
-    /// in binary framing, the whole view's postcard.
+    /// in binary framing, likewise from the shared postcard head.
     #[test]
     fn each_readers_snapshot_is_the_whole_message_for_that_reader() {
         let view = bench_view();
         let mut seats = protocol::SeatsJson::default();
-        let head = view.json_head(&mut seats);
-        let room = SharedRoom::new(view.clone(), head);
+        let room = SharedRoom::new(view.clone(), seats.shared(&view.seats));
         let whole = |id, you, framing| {
             ServerMsg::Room {
                 id,
@@ -232,7 +241,12 @@ mod tests {
             to_move: true,
             requested: false,
         };
-        for (id, you) in [(None, spectator), (None, player), (Some(4), spectator)] {
+        for (id, you) in [
+            (None, spectator),
+            (None, player),
+            (Some(4), spectator),
+            (Some(300), player),
+        ] {
             let mut text = Vec::new();
             room.text_into(&mut text, id, you);
             let text = String::from_utf8(text).expect("UTF-8");
@@ -241,10 +255,13 @@ mod tests {
                 whole(id, you, Framing::Text),
                 "{id:?} {you:?}"
             );
+            let mut bytes = Vec::new();
+            room.binary_into(&mut bytes, id, you);
+            assert_eq!(
+                Frame::Binary(bytes),
+                whole(id, you, Framing::Binary),
+                "{id:?} {you:?}"
+            );
         }
-        assert_eq!(
-            room.binary(None, player),
-            whole(None, player, Framing::Binary)
-        );
     }
 }

@@ -405,7 +405,11 @@ where
                             .queue_built(OPCODE_TEXT, |out| room.text_into(out, id, you));
                         self.flush_if_full().await
                     }
-                    Framing::Binary => self.write(&room.binary(id, you)).await,
+                    Framing::Binary => {
+                        self.ws
+                            .queue_built(OPCODE_BINARY, |out| room.binary_into(out, id, you));
+                        self.flush_if_full().await
+                    }
                 },
                 ToSession::Follow(follow) => {
                     let (room, id) = *follow;

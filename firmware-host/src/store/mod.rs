@@ -6,11 +6,13 @@
 //! (`writer`): it takes every request waiting in the channel, applies them in one write
 //! transaction and commits once (group commit), so throughput grows with load instead of being
 //! capped by the disk's sync latency. Each request is answered through a oneshot once the
-//! commit that holds it is done: async callers await it without holding a thread. A batch is
-//! committed durably when any request in it needs durability (results, accounts, sessions); a
-//! batch of room saves only is committed with [`Durability::None`](redb::Durability::None) and
-//! made durable within [`DURABLE_WITHIN`] (a power cut loses at most that much of an open
-//! game).
+//! commit that holds it is done: async callers await it without holding a thread. Every commit
+//! is durable. Open rooms' saves and deletes are the exception to the answer's rule: the writer
+//! keeps the newest of each room in memory, answers at once, and writes them with the next
+//! durable commit — a result's, or one of their own [`DURABLE_WITHIN`] after the oldest came (a
+//! power cut or a crash loses at most that much of an open game, as it did when they were
+//! non-durable commits, which redb forgets at a crash). A room saved at every move so costs the
+//! card one write a second however many rooms play, not one B-tree path per move.
 //!
 //! When the card fails (full, I/O errors) the failing writes get a [`StoreError`] whose
 //! [`is_unavailable`](StoreError::is_unavailable) is true, [`Store::health`] reports it,

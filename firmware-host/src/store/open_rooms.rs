@@ -1,6 +1,6 @@
 //! Open rooms (P3): each waiting or playing room's state in the rooms crate's own encoding,
-//! restored at the next start. Saves may ride on non-durable commits (the writer makes them
-//! durable within `DURABLE_WITHIN`). A room's save and its game's result share the writer's
+//! restored at the next start. Saves and deletes wait in the writer's memory for the next
+//! durable commit (at most `DURABLE_WITHIN`). A room's save and its game's result share the writer's
 //! open tables (`games`): storing the result forgets the room in the same transaction, and a
 //! save that arrives after its game is stored is ignored.
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use redb::{Database, Durability, WriteTransaction};
+use redb::{Database, Durability, ReadableDatabase, WriteTransaction};
 use rooms::StoreError;
 
 use super::error::store_err;
@@ -27,9 +27,9 @@ pub const LOSS_BOUND: Duration = Duration::from_secs(1);
 /// this much longer for its sync, and a writer that was idle commits at once.
 pub const COMMIT_WINDOW: Duration = Duration::from_millis(10);
 
-/// How long a non-durable commit (moves of open rooms) may stay non-durable: [`LOSS_BOUND`]
-/// less the time a room waits after a change before its state is written
-/// ([`rooms::SAVE_COALESCE`]) and the time the save may wait for its commit ([`COMMIT_WINDOW`]).
+/// How long an open room's save may wait in the writer's memory before a durable commit holds
+/// it: [`LOSS_BOUND`] less the time a room waits after a change before its state is sent
+/// ([`rooms::SAVE_COALESCE`]) and the time the commit may wait for its turn ([`COMMIT_WINDOW`]).
 pub const DURABLE_WITHIN: Duration = LOSS_BOUND
     .saturating_sub(rooms::SAVE_COALESCE)
     .saturating_sub(COMMIT_WINDOW);
@@ -55,9 +55,36 @@ pub(super) struct Writer {
     /// While failing: when to try healing next.
     heal_due: Option<Instant>,
     space_due: Instant,
-    /// The room saves committed non-durably since the last durable commit, newest per room. A
-    /// reopen after a failure discards non-durable commits, so they are written again then.
-    unsynced: BTreeMap<String, Vec<u8>>,
+    /// Open rooms' saves and deletes not yet in the file, newest per room, with when the oldest
+    /// arrived. They are not committed one by one: each commit rewrites a B-tree path of
+    /// pages, so a room saved at every move wrote kilobytes a move to the card (SD cards wear
+    /// by the page written). They ride on the next durable commit (a result, or the flush
+    /// [`DURABLE_WITHIN`] after the oldest arrived), so a power cut or a crash loses at most the
+    /// same last second of play as the non-durable commits they replace did (redb forgets
+    /// those at a crash too).
+    rooms: BTreeMap<String, RoomWrite>,
+    rooms_since: Option<Instant>,
+    /// A non-durable commit was made since the last durable one.
+    unsynced: bool,
+}
+
+/// What the file is to hold for an open room.
+#[derive(Debug, Clone)]
+enum RoomWrite {
+    Save(Vec<u8>),
+    Delete,
+}
+
+impl RoomWrite {
+    fn op(&self, id: &str) -> Op {
+        match self {
+            RoomWrite::Save(state) => Op::SaveRoom {
+                id: id.to_owned(),
+                state: state.clone(),
+            },
+            RoomWrite::Delete => Op::DeleteRoom { id: id.to_owned() },
+        }
+    }
 }
 
 impl Writer {
@@ -68,7 +95,9 @@ impl Writer {
             needs_reopen: false,
             heal_due: None,
             space_due: Instant::now(),
-            unsynced: BTreeMap::new(),
+            rooms: BTreeMap::new(),
+            rooms_since: None,
+            unsynced: false,
         }
     }
 
@@ -92,7 +121,7 @@ impl Writer {
             let mut disconnected = false;
             let wait = self.next_wake().saturating_duration_since(Instant::now());
             match receiver.recv_timeout(wait) {
-                Ok(Request::Write(op, reply)) => batch.push((op, reply)),
+                Ok(Request::Write(op, reply)) => self.take(op, reply, &mut batch),
                 Ok(Request::Shutdown(done)) => shutdown = Some(done),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => disconnected = true,
@@ -110,7 +139,7 @@ impl Writer {
             }
             while shutdown.is_none() && !batch.is_empty() && batch.len() < MAX_BATCH {
                 match receiver.try_recv() {
-                    Ok(Request::Write(op, reply)) => batch.push((op, reply)),
+                    Ok(Request::Write(op, reply)) => self.take(op, reply, &mut batch),
                     Ok(Request::Shutdown(done)) => shutdown = Some(done),
                     Err(_) => break,
                 }
@@ -150,40 +179,58 @@ impl Writer {
         }
     }
 
+    /// Takes one write: an open room's save or delete is kept in memory (answered at once,
+    /// as a non-durable commit was), every other write joins `batch`.
+    fn take(&mut self, op: Op, reply: Reply, batch: &mut Vec<(Op, Reply)>) {
+        let (id, write) = match op {
+            Op::SaveRoom { id, state } => (id, RoomWrite::Save(state)),
+            Op::DeleteRoom { id } => {
+                self.rooms.remove(&id);
+                if !self.in_file(&id) {
+                    // Nothing to forget (a result's commit already did, or the room was
+                    // never written): no commit, no sync.
+                    if self.rooms.is_empty() {
+                        self.rooms_since = None;
+                    }
+                    let _ignored = reply.send(Ok(Outcome::Done));
+                    return;
+                }
+                (id, RoomWrite::Delete)
+            }
+            op => {
+                batch.push((op, reply));
+                return;
+            }
+        };
+        self.rooms.insert(id, write);
+        let since = *self.rooms_since.get_or_insert_with(Instant::now);
+        let due = since + DURABLE_WITHIN;
+        self.flush_due = Some(self.flush_due.map_or(due, |d| d.min(due)));
+        // A caller that stopped waiting does not need the answer.
+        let _ignored = reply.send(Ok(Outcome::Done));
+    }
+
+    /// Whether the file holds a save of room `id`; `true` when it cannot be read (a delete
+    /// is then written, to be sure).
+    fn in_file(&self, id: &str) -> bool {
+        let found = self.core.db().and_then(|db| {
+            let txn = db.begin_read().map_err(store_err)?;
+            let rooms = txn
+                .open_table(super::open_rooms::OPEN_ROOMS)
+                .map_err(store_err)?;
+            let found = redb::ReadableTable::get(&rooms, id)
+                .map_err(store_err)?
+                .is_some();
+            Ok(found)
+        });
+        found.unwrap_or(true)
+    }
+
     /// The database to write to, reopening it first when a failure requires it.
     fn database(&mut self) -> Result<Arc<Database>, StoreError> {
         if self.needs_reopen {
             self.core.reopen()?;
             self.needs_reopen = false;
-            let db = self.core.db()?;
-            if !self.unsynced.is_empty() {
-                let saves = std::mem::take(&mut self.unsynced);
-                let written = durable_commit(&db, |txn| {
-                    for (id, state) in &saves {
-                        dispatch::apply(
-                            txn,
-                            &Op::SaveRoom {
-                                id: id.clone(),
-                                state: state.clone(),
-                            },
-                        )?;
-                    }
-                    Ok(())
-                });
-                match written {
-                    Ok(()) => tracing::info!(
-                        rooms = saves.len(),
-                        "room saves written again after reopening"
-                    ),
-                    Err(e) if e.is_unavailable() => {
-                        self.unsynced = saves;
-                        self.needs_reopen = true;
-                        return Err(e);
-                    }
-                    Err(e) => tracing::error!(error = %e, "room saves lost after reopening"),
-                }
-            }
-            return Ok(db);
         }
         self.core.db()
     }
@@ -201,9 +248,9 @@ impl Writer {
 
     /// A commit went through: the card works.
     fn succeeded(&mut self, durable: bool) {
-        if durable {
+        self.unsynced = !durable;
+        if durable && self.rooms.is_empty() {
             self.flush_due = None;
-            self.unsynced.clear();
         } else if self.flush_due.is_none() {
             self.flush_due = Some(Instant::now() + DURABLE_WITHIN);
         }
@@ -211,6 +258,8 @@ impl Writer {
         self.core.set_working();
     }
 
+    /// Commits `batch`; a durable one takes the open rooms' writes kept in memory along (they
+    /// share its sync), first, so that a result in the batch forgets its room after them.
     fn commit(&mut self, batch: Vec<(Op, Reply)>) {
         let db = match self.database() {
             Ok(db) => db,
@@ -224,35 +273,64 @@ impl Writer {
             }
         };
         let durable = batch.iter().any(|(op, _)| op.durable());
-        let saves: Vec<(String, Vec<u8>)> = if durable {
-            Vec::new()
+        let rooms = if durable {
+            self.rooms_since = None;
+            std::mem::take(&mut self.rooms)
         } else {
-            batch
-                .iter()
-                .filter_map(|(op, _)| match op {
-                    Op::SaveRoom { id, state } => Some((id.clone(), state.clone())),
-                    _ => None,
-                })
-                .collect()
+            BTreeMap::new()
         };
-        match commit_batch(&self.core, &db, batch, durable) {
-            Ok(()) => {
-                self.unsynced.extend(saves);
-                self.succeeded(durable);
+        let mut all: Vec<(Op, Reply)> = Vec::with_capacity(rooms.len() + batch.len());
+        for (id, write) in &rooms {
+            // Nobody waits on these: their senders were answered when they arrived.
+            all.push((write.op(id), tokio::sync::oneshot::channel().0));
+        }
+        all.extend(batch);
+        match commit_batch(&self.core, &db, all, durable) {
+            Ok(()) => self.succeeded(durable),
+            Err(e) => {
+                self.keep(rooms);
+                self.failed(&e);
             }
-            Err(e) => self.failed(&e),
         }
     }
 
-    /// Makes every non-durable commit durable (an empty durable commit does).
+    /// Open rooms' writes a failed commit held: kept for the next one, unless a newer write
+    /// of the same room arrived meanwhile.
+    fn keep(&mut self, rooms: BTreeMap<String, RoomWrite>) {
+        if rooms.is_empty() {
+            return;
+        }
+        for (id, write) in rooms {
+            self.rooms.entry(id).or_insert(write);
+        }
+        self.rooms_since = Some(self.rooms_since.unwrap_or_else(Instant::now));
+    }
+
+    /// Writes the open rooms' writes kept in memory in one durable commit (an empty durable
+    /// commit when there are none but an earlier commit was not durable).
     fn flush(&mut self) {
-        let result = self
-            .database()
-            .and_then(|db| durable_commit(&db, |_| Ok(())));
+        self.rooms_since = None;
+        if self.rooms.is_empty() && !self.unsynced {
+            // What was kept has been forgotten since (its rooms deleted): nothing to write.
+            self.flush_due = None;
+            return;
+        }
+        let rooms = std::mem::take(&mut self.rooms);
+        let result = self.database().and_then(|db| {
+            durable_commit(&db, |txn| {
+                for (id, write) in &rooms {
+                    dispatch::apply(txn, &write.op(id))?;
+                }
+                Ok(())
+            })
+        });
         match result {
             Ok(()) => self.succeeded(true),
             Err(e) => {
                 tracing::error!(error = %e, "making room saves durable failed");
+                if e.is_unavailable() {
+                    self.keep(rooms);
+                }
                 self.failed(&e);
             }
         }

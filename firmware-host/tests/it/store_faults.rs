@@ -366,7 +366,12 @@ fn each_kind_of_card_failure_is_reported_then_healed_with_nothing_lost() {
                 result.is_err(),
                 "{kind:?}: a durable commit cannot succeed when the card fails it"
             ),
-            Kind::SetLen => assert!(grow.is_err(), "growing the file needs set_len"),
+            // The save waits in the writer's memory and grows the file with the next durable
+            // commit, the result's.
+            Kind::SetLen => assert!(
+                grow.is_err() || result.is_err(),
+                "growing the file needs set_len"
+            ),
             // redb's cache may answer every read; a read fault is checked when it is hit.
             Kind::Read => {}
         }

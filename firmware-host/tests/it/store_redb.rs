@@ -370,6 +370,8 @@ fn sessions_expire_and_can_be_deleted() {
     store.shutdown_blocking();
 }
 
+/// Saves and deletes reach the file by the next durable commit (the writer keeps them in
+/// memory until then): read back after a shutdown, and after a flush of their own.
 #[test]
 fn rooms_are_saved_replaced_and_deleted() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -381,11 +383,24 @@ fn rooms_are_saved_replaced_and_deleted() {
     store
         .delete_room_blocking("never-saved")
         .expect("deleting nothing is fine");
+    store.shutdown_blocking();
+    drop(store);
+    let store = open(dir.path());
     assert_eq!(
         store.load_rooms_blocking().expect("load"),
         vec![("r1".to_owned(), b"v2".to_vec())]
     );
     assert_eq!(store.open_room_count_blocking().expect("count"), 1);
+    // A room saved once more, and one deleted from the file, are in it within the deadline.
+    store.save_room_blocking("r3", b"v3").expect("save");
+    store.delete_room_blocking("r1").expect("delete");
+    std::thread::sleep(
+        firmware_host::store::DURABLE_WITHIN + std::time::Duration::from_millis(300),
+    );
+    assert_eq!(
+        store.load_rooms_blocking().expect("load"),
+        vec![("r3".to_owned(), b"v3".to_vec())]
+    );
     store.shutdown_blocking();
 }
 
