@@ -86,7 +86,7 @@ fn decode<T: DeserializeOwned>(frame: &Frame, max: usize) -> Result<T, FrameErro
     }
 }
 
-fn decode_payload<T: DeserializeOwned>(
+pub(crate) fn decode_payload<T: DeserializeOwned>(
     framing: Framing,
     payload: &[u8],
     max: usize,

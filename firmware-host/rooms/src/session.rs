@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use protocol::{
-    ClientMsg, ErrorCode, Frame, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
-    decode_client_payload,
+    ClientMsg, ErrorCode, Frame, Framing, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION, RequestId,
+    RoomId, ServerMsg, decode_client_payload, v1,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
@@ -68,6 +68,8 @@ struct Session<S> {
     member: Arc<Member>,
     framing: Framing,
     hello: bool,
+    /// The protocol version the client's hello named (the newest until then).
+    version: u32,
     bad_frames: u32,
     /// Frames refused on this connection, for logging the 1st, 2nd, 4th, 8th …
     refused: u32,
@@ -116,6 +118,7 @@ where
         member,
         framing: Framing::Text,
         hello: false,
+        version: PROTOCOL_VERSION,
         bad_frames: 0,
         refused: 0,
         broken: false,
@@ -222,7 +225,7 @@ where
                     .as_mut()
                     .and_then(|watch| watch.refresh(&s.shared.lobby, &s.member));
                 if let Some(update) = update
-                    && !s.send(update).await
+                    && !s.send_lobby(update).await
                 {
                     break;
                 }
@@ -313,6 +316,18 @@ where
     async fn send(&mut self, msg: ServerMsg) -> bool {
         let frame = msg.encode(self.framing);
         self.write(&frame).await && self.flush().await
+    }
+
+    /// Sends a lobby page or update in the client's protocol version: version 1's `lobby`
+    /// has no `total` (its watch never makes a `lobby_update`).
+    async fn send_lobby(&mut self, msg: ServerMsg) -> bool {
+        match msg {
+            ServerMsg::Lobby { id, rooms, .. } if self.version == v1::VERSION => {
+                let frame = v1::Lobby { id, rooms }.encode(self.framing);
+                self.write(&frame).await && self.flush().await
+            }
+            msg => self.send(msg).await,
+        }
     }
 
     /// Sends what rooms queued: `first`, then whatever else is already waiting (up to
@@ -440,7 +455,12 @@ where
         // The reply uses the framing of the client's last frame.
         self.framing = framing;
         let max = self.shared.config.max_frame_bytes;
-        let msg = match decode_client_payload(framing, self.ws.payload(), max) {
+        let decoded = if self.version == v1::VERSION {
+            v1::decode_client_frame(framing, self.ws.payload(), max)
+        } else {
+            decode_client_payload(framing, self.ws.payload(), max)
+        };
+        let msg = match decoded {
             Ok(msg) => msg,
             Err(e) => {
                 self.bad_frames += 1;
@@ -466,8 +486,11 @@ where
         self.bad_frames = 0;
         if !self.hello {
             return match msg {
-                ClientMsg::Hello { version } if version == PROTOCOL_VERSION => {
+                ClientMsg::Hello { version }
+                    if (OLDEST_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&version) =>
+                {
                     self.hello = true;
+                    self.version = version;
                     Stop::Continue
                 }
                 ClientMsg::Hello { version } => {
@@ -475,7 +498,7 @@ where
                         None,
                         ErrorCode::UnsupportedVersion,
                         format!(
-                            "this server speaks protocol version {PROTOCOL_VERSION}, not {version}"
+                            "this server speaks protocol versions {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION}, not {version}"
                         ),
                     )
                     .await;
@@ -505,10 +528,13 @@ where
                 return;
             }
             ClientMsg::WatchLobby { id, limit } => {
-                let (watch, page) =
-                    Watch::start(&self.shared.lobby, &self.member, page_limit(limit), id);
+                let (watch, page) = if self.version == v1::VERSION {
+                    Watch::start_whole(&self.shared.lobby, &self.member, id)
+                } else {
+                    Watch::start(&self.shared.lobby, &self.member, page_limit(limit), id)
+                };
                 self.lobby = Some(watch);
-                self.send(page).await;
+                self.send_lobby(page).await;
                 return;
             }
             ClientMsg::UnwatchLobby { id } => {

@@ -457,13 +457,12 @@ async fn unsupported_version_closes_the_connection() {
     hello_of_version_is_refused(999, Framing::Binary).await;
 }
 
-/// A client of protocol version 1 expects a whole `lobby` after every change and sends a
-/// `watch_lobby` without `limit` (a postcard frame that no longer decodes): it must be told,
-/// not left with a lobby that silently stops changing.
+/// A version newer than the server's is refused in JSON as in postcard; older versions down
+/// to `OLDEST_PROTOCOL_VERSION` are served (`firmware-host`'s `protocol_v1` tests).
 #[tokio::test]
-async fn version_1_client_is_refused_since_the_lobby_is_paged() {
-    assert_eq!(protocol::PROTOCOL_VERSION, 2);
-    hello_of_version_is_refused(1, Framing::Text).await;
+async fn a_version_after_the_servers_newest_is_refused() {
+    hello_of_version_is_refused(protocol::PROTOCOL_VERSION + 1, Framing::Text).await;
+    hello_of_version_is_refused(protocol::OLDEST_PROTOCOL_VERSION - 1, Framing::Binary).await;
 }
 
 #[tokio::test]
