@@ -15,7 +15,7 @@ use protocol::event::EventId;
 use protocol::records::{FinishedGame, RatingUpdate};
 use rooms::arena_actor::{self, ArenaHandle, EventHost, Pairing, RoomFuture, WallClock};
 use rooms::event::{Arena, EventGame, EventLimits, SavedArena, WaveTimes};
-use rooms::{Refusal, StoreError, StoreFuture};
+use rooms::{Reason, Refusal, StoreError, StoreFuture};
 
 use crate::store::Store;
 
@@ -46,12 +46,7 @@ impl EventHost for StoreHost {
     }
 
     fn open_game(&self, _event: &EventId, _pairing: Pairing) -> RoomFuture {
-        Box::pin(async {
-            Err(Refusal::new(
-                protocol::ErrorCode::Unavailable,
-                "event rooms are not served by this version",
-            ))
-        })
+        Box::pin(async { Err(Refusal::from(Reason::EventRoomsUnavailable)) })
     }
 }
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use protocol::{
-    ClientMsg, ErrorCode, Frame, Framing, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION, RequestId,
-    RoomId, ServerMsg, decode_client_payload, v1,
+    ClientMsg, Frame, Framing, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION, RequestId, RoomId,
+    ServerMsg, decode_client_payload, v1,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
@@ -17,7 +17,7 @@ use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
 use crate::puzzles::{DailySolves, PuzzleBook, PuzzleCtx, Solver, today};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::room::{Intent, Member};
 use crate::shared::Shared;
 use crate::wire::{Incoming, OPCODE_BINARY, OPCODE_TEXT, ReadError, Wire, close};
@@ -208,7 +208,7 @@ where
             }
             () = &mut hello_timer, if !s.hello => {
                 tracing::info!(conn = s.member.conn, timeout_s = shared.config.hello_timeout.as_secs(), "WebSocket closed: no hello in time");
-                s.error(None, ErrorCode::HelloRequired, "no hello in time; closing").await;
+                s.refuse(None, Reason::NoHelloInTime).await;
                 stop = Stop::Close(close::POLICY, "no hello in time");
             }
             Some(next) = inbox.recv() => {
@@ -248,7 +248,7 @@ where
                 // S3: the session ended elsewhere (sign-out, password change); the client
                 // reconnects and is a guest once its cookie is gone.
                 tracing::info!(conn = s.member.conn, "WebSocket closed: session ended");
-                s.error(None, ErrorCode::SignedOut, "you were signed out; reconnect").await;
+                s.refuse(None, Reason::SignedOut).await;
                 stop = Stop::Close(SIGNED_OUT_CLOSE, "signed_out");
             }
         }
@@ -437,17 +437,13 @@ where
             burst = self.shared.config.burst,
             "WebSocket closed: message flood"
         );
-        self.error(None, ErrorCode::Flood, "too many messages; closing")
-            .await;
+        self.refuse(None, Reason::Flood).await;
         Stop::Close(close::POLICY, "flood")
     }
 
-    async fn error(
-        &mut self,
-        id: Option<RequestId>,
-        code: ErrorCode,
-        message: impl Into<String>,
-    ) -> bool {
+    /// Tells the client alone why something was refused.
+    async fn refuse(&mut self, id: Option<RequestId>, refusal: impl Into<Refusal>) -> bool {
+        let Refusal { code, message, .. } = refusal.into();
         self.send(ServerMsg::error(id, code, message)).await
     }
 
@@ -472,7 +468,7 @@ where
                 } else {
                     tracing::debug!(conn = self.member.conn, code = %e.code(), error = %e, "frame refused");
                 }
-                self.error(None, e.code(), e.to_string()).await;
+                self.refuse(None, Reason::Frame(e)).await;
                 if self.bad_frames >= self.shared.config.max_bad_frames {
                     tracing::warn!(
                         conn = self.member.conn,
@@ -494,19 +490,16 @@ where
                     Stop::Continue
                 }
                 ClientMsg::Hello { version } => {
-                    self.error(
-                        None,
-                        ErrorCode::UnsupportedVersion,
-                        format!(
-                            "this server speaks protocol versions {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION}, not {version}"
-                        ),
-                    )
-                    .await;
+                    let versions = Reason::UnsupportedVersion {
+                        version,
+                        oldest: OLDEST_PROTOCOL_VERSION,
+                        newest: PROTOCOL_VERSION,
+                    };
+                    self.refuse(None, versions).await;
                     Stop::Close(close::PROTOCOL, "unsupported protocol version")
                 }
                 other => {
-                    self.error(other.id(), ErrorCode::HelloRequired, "send hello first")
-                        .await;
+                    self.refuse(other.id(), Reason::HelloRequired).await;
                     Stop::Continue
                 }
             };
@@ -519,8 +512,7 @@ where
         let id = msg.id();
         let intent = match msg {
             ClientMsg::Hello { .. } => {
-                self.error(None, ErrorCode::BadFrame, "hello was already received")
-                    .await;
+                self.refuse(None, Reason::HelloAgain).await;
                 return;
             }
             ClientMsg::Ping { id } => {
@@ -549,7 +541,7 @@ where
                         self.forward(Intent::Open, id).await;
                     }
                     Err(refusal) => {
-                        self.error(id, refusal.code, refusal.message).await;
+                        self.refuse(id, refusal).await;
                     }
                 }
                 return;
@@ -623,7 +615,7 @@ where
                 .await;
             }
             Err(refusal) => {
-                self.error(id, refusal.code, refusal.message).await;
+                self.refuse(id, refusal).await;
             }
         }
     }
@@ -636,12 +628,8 @@ where
             return;
         }
         let Some(handle) = self.shared.lobby.handle(id) else {
-            self.error(
-                request,
-                ErrorCode::UnknownRoom,
-                format!("there is no room {id}"),
-            )
-            .await;
+            self.refuse(request, Reason::UnknownRoom { room: id.clone() })
+                .await;
             return;
         };
         let (accepted, answer) = oneshot::channel();
@@ -655,8 +643,7 @@ where
             })))
             .await;
         if !sent {
-            self.error(request, ErrorCode::RoomClosed, "the room has closed")
-                .await;
+            self.refuse(request, Reason::RoomClosed).await;
             return;
         }
         // The room answers the client itself (snapshot or error); this only says whether the
@@ -681,8 +668,7 @@ where
     async fn forward(&mut self, intent: Intent, id: Option<RequestId>) {
         // Borrowed, not cloned: a clone copies the room's id (an allocation every move).
         let Some(room) = self.room.as_ref() else {
-            self.error(id, ErrorCode::NotInRoom, "open or join a room first")
-                .await;
+            self.refuse(id, Reason::NoCurrentRoom).await;
             return;
         };
         let sent = room
@@ -696,8 +682,7 @@ where
             .await;
         if !sent {
             self.room = None;
-            self.error(id, ErrorCode::RoomClosed, "the room has closed")
-                .await;
+            self.refuse(id, Reason::RoomClosed).await;
         }
     }
 }

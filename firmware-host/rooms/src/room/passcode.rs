@@ -38,10 +38,6 @@ pub struct Passcodes {
     room: VecDeque<u64>,
 }
 
-/// How the refusal of a locked-out player begins (the rest says how long to wait); the actor
-/// logs these apart from single wrong guesses.
-pub const LOCKED_OUT: &str = "too many wrong passcodes";
-
 /// Players remembered at most; past it, those whose failures have all left the window are
 /// forgotten.
 const REMEMBERED_PLAYERS: usize = 1000;

@@ -6,11 +6,11 @@
 //! with [`Room::next_game`] and to move every viewer, spectators included, there.
 
 use engine::Mark;
-use protocol::{ErrorCode, Event, Phase, RoomId};
+use protocol::{Event, Phase, RoomId};
 use rand::Rng;
 
 use super::{Ctx, Effect, Member, Room, idx};
-use crate::refusal::{Refusal, refuse};
+use crate::refusal::{Reason, Refusal, refuse};
 
 impl Room {
     /// Play again: the device's person of a finished bot or local game.
@@ -20,13 +20,10 @@ impl Room {
         fx: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         if self.is_online() {
-            return refuse(
-                ErrorCode::PlayAgainUnavailable,
-                "online games offer a rematch instead",
-            );
+            return refuse(Reason::PlayAgainOnline);
         }
         if from.key != self.host {
-            return refuse(ErrorCode::Spectator, "spectators cannot start a game");
+            return refuse(Reason::SpectatorPlayAgain);
         }
         self.check_finished()?;
         fx.push(Effect::NextGame);
@@ -43,16 +40,13 @@ impl Room {
         let mark = self.check_rematch_player(from)?;
         match self.rematch_offer {
             Some(by) if by == mark => {
-                return refuse(ErrorCode::OfferPending, "your rematch offer is pending");
+                return refuse(Reason::RematchPending);
             }
             Some(_) => return self.accept_rematch(ctx, fx),
             None => {}
         }
         if self.rematch_offered[idx(mark)] {
-            return refuse(
-                ErrorCode::OfferLimit,
-                "you can offer a rematch once per game",
-            );
+            return refuse(Reason::RematchOnce);
         }
         self.rematch_offered[idx(mark)] = true;
         self.rematch_offer = Some(mark);
@@ -76,10 +70,7 @@ impl Room {
     ) -> Result<(), Refusal> {
         let mark = self.check_rematch_player(from)?;
         if self.rematch_offer != Some(mark.other()) {
-            return refuse(
-                ErrorCode::NoOffer,
-                "there is no rematch offer from your opponent",
-            );
+            return refuse(Reason::NoRematchOffer);
         }
         if accept {
             return self.accept_rematch(ctx, fx);
@@ -107,10 +98,7 @@ impl Room {
             .into_iter()
             .find_map(|u| ctx.seats.place(u))
         {
-            return refuse(
-                ErrorCode::AlreadySeated,
-                format!("a player now sits in room {}; no rematch here", place.room),
-            );
+            return refuse(Reason::RematchSeatedElsewhere { room: place.room });
         }
         // The pending offer stays when the budget refuses: it can be accepted later.
         self.admit_rated(ctx)?;
@@ -126,26 +114,17 @@ impl Room {
             .admit(&self.seated_users(), ctx.now_ms)
             .or_else(|wait_ms| {
                 let minutes = wait_ms.div_ceil(60_000);
-                refuse(
-                    ErrorCode::TooManyRatedGames,
-                    format!(
-                        "too many rated games from this network address in the last hour; \
-                         the next can start in {minutes} min"
-                    ),
-                )
+                refuse(Reason::TooManyRatedGames { minutes })
             })
     }
 
     /// The mark `from` held in this finished online game, or why they cannot ask for a rematch.
     fn check_rematch_player(&self, from: &Member) -> Result<Mark, Refusal> {
         if !self.is_online() {
-            return refuse(
-                ErrorCode::OnlineOnly,
-                "rematches are for online games; bot and local games play again",
-            );
+            return refuse(Reason::RematchOnline);
         }
         let Some(mark) = self.seat_of(&from.key).and_then(|s| self.seats[s].mark) else {
-            return refuse(ErrorCode::Spectator, "spectators cannot ask for a rematch");
+            return refuse(Reason::SpectatorRematch);
         };
         self.check_finished()?;
         Ok(mark)
@@ -155,7 +134,7 @@ impl Room {
         if self.phase == Phase::Finished {
             Ok(())
         } else {
-            refuse(ErrorCode::NotFinished, "the game is not over yet")
+            refuse(Reason::NotFinished)
         }
     }
 
@@ -192,10 +171,7 @@ impl Room {
                 for claimed in &users[..i] {
                     ctx.seats.release(*claimed, &next.id);
                 }
-                return refuse(
-                    ErrorCode::AlreadySeated,
-                    format!("a player now sits in room {}; no rematch here", place.room),
-                );
+                return refuse(Reason::RematchSeatedElsewhere { room: place.room });
             }
         }
         if !users.is_empty() {
