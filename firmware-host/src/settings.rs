@@ -1,4 +1,4 @@
-//! The kiosk's settings an owner changes from a phone instead of the SD card (issue 16.2): the
+//! The kiosk's settings an owner changes from a phone instead of the SD card: the
 //! idle time, the public address, the default language and the guests' Wi-Fi network.
 //!
 //! Which wins: the command-line flags (and the image's `xo-kiosk.txt`, which sets them) are

@@ -1,4 +1,4 @@
-//! New versions of this server without reflashing the card (issue 16.3).
+//! New versions of this server without reflashing the card.
 //!
 //! A candidate binary (uploaded by the owner, or dropped on the boot partition) is checked
 //! before it is kept: it is an ELF file for this machine's architecture, `--version` names a

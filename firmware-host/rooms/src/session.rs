@@ -143,7 +143,7 @@ where
     } else {
         Stop::Close(close::AWAY, "")
     };
-    // Made once, not at every turn of the loop (issue 13): a watch's `changed` future adds
+    // Made once, not at every turn of the loop: a watch's `changed` future adds
     // itself to the watch's waiters when polled and takes itself off when dropped, and a
     // `Sleep` is a timer entry, on every frame in and every message out. Each fires once, and
     // the loop ends when it does.
@@ -159,7 +159,7 @@ where
     let mut lobby_resting = false;
     while matches!(stop, Stop::Continue) && !s.broken {
         tokio::select! {
-            // In this order, without drawing a random one first (issue 13): the client's frames
+            // In this order, without drawing a random one first: the client's frames
             // (which the message limit bounds), then what rooms queued (up to `OUT_BATCH` a
             // turn), then the rest, which fire once.
             biased;
@@ -275,7 +275,7 @@ where
 
 /// Whether `write` succeeded, or `Elapsed` when it did not finish within `timeout`. The timer
 /// is made only when the write has to wait: a socket that takes the bytes at once (nearly
-/// every write) costs no timer entry made and cancelled (issue 13).
+/// every write) costs no timer entry made and cancelled.
 async fn bounded<F, E>(
     timeout: std::time::Duration,
     write: F,

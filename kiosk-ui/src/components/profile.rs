@@ -1,5 +1,5 @@
 //! A player's profile (E5): username, both ratings, points, win/draw/loss per game and recent
-//! games with their replay; on one's own profile, the password change (issue 11.5: the current
+//! games with their replay; on one's own profile, the password change (the current
 //! password is required, and every other session of the account ends).
 
 use engine::Game;

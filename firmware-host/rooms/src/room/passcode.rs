@@ -154,7 +154,7 @@ mod tests {
         assert_eq!(p.locked(5, 1_000), None);
     }
 
-    /// Issue 11.7: 50 wrong codes from several accounts locked everyone out, the friend with
+    /// 50 wrong codes from several accounts locked everyone out, the friend with
     /// the right code included.
     #[test]
     fn player_without_failed_attempts_is_never_refused_by_the_room_wide_lock() {

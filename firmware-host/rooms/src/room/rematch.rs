@@ -107,7 +107,7 @@ impl Room {
         Ok(())
     }
 
-    /// Issue 10.3: a rated game of this room's two players may start now (and is charged to
+    /// A rated game of this room's two players may start now (and is charged to
     /// their addresses), or the refusal saying when it could.
     pub(super) fn admit_rated<R: Rng>(&self, ctx: &Ctx<'_, R>) -> Result<(), Refusal> {
         ctx.rated

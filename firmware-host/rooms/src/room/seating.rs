@@ -98,7 +98,7 @@ impl Room {
             fx.push(Effect::Detach { conn });
         }
         // The person is banned, not only the account: signed out in the same browser they are
-        // still refused (issue 11.6).
+        // still refused.
         if let PlayerKey::User(id) = guest
             && let Some(badge) = self.badges.remove(&id)
         {
@@ -286,7 +286,7 @@ impl Room {
                 refuse(Reason::OpponentSeatedElsewhere)
             };
         }
-        // Issue 10.3: charged after the seat check, so a refused start costs nothing; the
+        // Charged after the seat check, so a refused start costs nothing; the
         // seats marked active just above are released again when the budget refuses.
         if let Err(refusal) = self.admit_rated(ctx) {
             ctx.seats.set_active(&self.id, false);

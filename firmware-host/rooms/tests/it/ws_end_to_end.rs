@@ -541,7 +541,7 @@ async fn failed_commit_is_reported_and_no_rating_change_is_announced() {
     assert!(store.games.lock().unwrap().is_empty());
 }
 
-/// Issue 10.2: a rated result the card cannot take is kept and shown as pending — never an
+/// A rated result the card cannot take is kept and shown as pending — never an
 /// unrated result, never a `storage` error — and stored with its ratings once the card works.
 #[tokio::test]
 async fn rated_result_stays_pending_until_stored_and_is_never_unrated() {
@@ -886,7 +886,7 @@ async fn repeated_bad_frames_close_the_connection() {
     assert_eq!(c.next().await, None, "closed after ten bad frames in a row");
 }
 
-/// S3, issue 11.5: a WebSocket opened before its session ended (logout, password change) still
+/// A WebSocket opened before its session ended (logout, password change) still
 /// acted as the player and could create rated rooms. Ending the session closes it (error
 /// `signed_out`, close code 4001); other sessions of the player go on until they are ended too.
 #[tokio::test]
