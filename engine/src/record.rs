@@ -84,7 +84,7 @@ const USUAL_POSITIONS: usize = 16;
 
 /// A multiply-rotate hasher (FxHash's step) for [`Occurrences`]: a few thousand positions of one
 /// game at most, none of them an outsider's choice to collide, so SipHash's protection buys
-/// nothing here and cost the server about 1 % of a move (issue 13: a record is read at every
+/// nothing here and cost the server about 1 % of a move (a record is read at every
 /// snapshot).
 #[derive(Debug, Default, Clone, Copy)]
 struct PositionHasher(u64);

@@ -355,7 +355,7 @@ pub(crate) async fn delete_account(app: &Arc<App>, user: UserId) -> Result<Strin
     Ok(name)
 }
 
-/// `DELETE /api/me` (issue 11.5): the password is required, as for a password change. The
+/// `DELETE /api/me`: the password is required, as for a password change. The
 /// account's record, name, sessions and owner entry are removed; games with another
 /// registered player stay, the seat named [`crate::store::DELETED_NAME`].
 pub(crate) async fn delete_me(

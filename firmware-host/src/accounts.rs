@@ -187,7 +187,7 @@ pub fn session_id(token_hash: &[u8; 32]) -> String {
     hex(&token_hash[..16])
 }
 
-/// The device cookie (OWASP's device-cookie lock-out pattern, issue 11.2): a browser that has
+/// The device cookie (OWASP's device-cookie lock-out pattern): a browser that has
 /// signed in to an account carries it, and is then exempt from that username's lock-out.
 pub const DEVICE_COOKIE: &str = "xo_device";
 /// Device cookies last as long as browsers allow.
@@ -247,7 +247,7 @@ pub fn device_cookie(token: &str) -> String {
 
 /// What the log shows for a typed username: 8 hex digits of its hash, so repeated attempts
 /// on one name can be told apart without writing the text (sometimes a password typed into
-/// the wrong field) to the card (issue 11.8).
+/// the wrong field) to the card.
 pub fn username_hash(name: &str) -> String {
     hex(&Sha256::digest(name.to_lowercase().as_bytes())[..4])
 }

@@ -1,6 +1,6 @@
 //! Every open TCP connection, by client address, for its whole life (HTTP requests and the
 //! WebSocket it may become): the per-address cap, and the shedding that keeps the server
-//! below its open-files limit (issue 11.3).
+//! below its open-files limit.
 //!
 //! A connection holds a [`ConnectionSlot`] from accept until its last task ends; the slot
 //! knows the task to abort when the connection must be shed. Near the descriptor limit the

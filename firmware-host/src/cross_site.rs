@@ -1,4 +1,4 @@
-//! Cross-site requests refused (issue 11.4): state-changing requests must be JSON and, when a
+//! Cross-site requests refused: state-changing requests must be JSON and, when a
 //! browser sends `Origin`, same-origin; a `Host` that is none of the server's names or
 //! addresses is refused (DNS rebinding); the pages the app runs under carry a
 //! `Content-Security-Policy`.

@@ -5,11 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use protocol::http::{Health, HealthStatus, StorageHealth, StorageState};
+use protocol::http::{Health, HealthStatus};
 
 use crate::app::App;
 use crate::assets;
-use crate::store::health::StorageState as StoreState;
 
 /// What `GET /api/health` answers (the owner's health page shows it too).
 pub(crate) fn health_view(app: &Arc<App>) -> Health {
@@ -23,17 +22,7 @@ pub(crate) fn health_view(app: &Arc<App>) -> Health {
                 HealthStatus::Ok
             },
             reason: storage.reason.clone(),
-            storage: StorageHealth {
-                state: match storage.state {
-                    StoreState::Failing => StorageState::Failing,
-                    StoreState::NearlyFull => StorageState::NearlyFull,
-                    StoreState::Ok => StorageState::Ok,
-                },
-                reason: storage.reason,
-                full: storage.full,
-                free_bytes: storage.free_bytes,
-                total_bytes: storage.total_bytes,
-            },
+            storage,
             version: crate::VERSION.to_owned(),
             uptime_s: app.started.elapsed().as_secs(),
             rooms: stats.rooms_waiting + stats.rooms_playing,

@@ -1,6 +1,6 @@
-//! The kiosk's settings an owner changes from a phone instead of the SD card (issue 16.2): the
-//! idle time, the public address, the default language, the guests' Wi-Fi network, and when
-//! the kiosk's screen sleeps (AP3: sleep hours, and an idle time at any hour).
+//! The kiosk's settings an owner changes from a phone instead of the SD card: the idle time,
+//! the public address, the default language, the guests' Wi-Fi network, and when the kiosk's
+//! screen sleeps (AP3: sleep hours, and an idle time at any hour).
 //!
 //! Which wins: the command-line flags (and the image's `xo-kiosk.txt`, which sets them) are
 //! the defaults; once an owner saves the settings (`PUT /api/owner/settings`), the saved record

@@ -1,4 +1,4 @@
-//! The sign-in and registration throttle (A1, issue 11.1, 11.2, 10.3).
+//! The sign-in and registration throttle (A1).
 //!
 //! An attempt is counted the moment it is **admitted**, under one lock, before any password
 //! is hashed: a burst of concurrent guesses cannot all pass the check and be counted only

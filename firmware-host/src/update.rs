@@ -1,4 +1,4 @@
-//! New versions of this server without reflashing the card (issue 16.3).
+//! New versions of this server without reflashing the card.
 //!
 //! A candidate binary (uploaded by the owner, or dropped on the boot partition) is checked
 //! before it is kept: the card has room for the check ([`check_room`]), it is an ELF file for

@@ -179,7 +179,7 @@ pub async fn upgrade(
         let span = tracing::info_span!("ws", %peer, user);
         // The WebSocket reads and writes the TCP socket itself, not through hyper's upgraded
         // stream (a boxed trait object behind a rewind buffer: 2-3 % of the server's CPU
-        // under load, issue 13). Bytes hyper read past the handshake are read first.
+        // under load). Bytes hyper read past the handshake are read first.
         match upgrade::downcast::<TokioIo<TcpStream>>(upgraded) {
             Ok(upgrade::Parts { io, read_buf, .. }) => {
                 // Copied and let go at once: the bytes share hyper's whole read buffer (about

@@ -266,7 +266,7 @@ impl Route {
     }
 
     /// The bundle that shows this route: the owner's pages are a download of their own (the
-    /// UI's size budget, issue 16), loaded only at `/owner…`; `None` for a path either shows
+    /// UI's size budget), loaded only at `/owner…`; `None` for a path either shows
     /// as "not found".
     pub fn bundle(&self) -> Option<Bundle> {
         match self {

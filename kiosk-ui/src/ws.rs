@@ -3,7 +3,7 @@
 //! [`Action::Server`]s; the connection's state becomes `Connected` / `Disconnected`.
 //!
 //! Binary frames rather than JSON text keep the download small: postcard's decoder of the
-//! server's messages is about half the code serde_json's is (issue 16, the UI's size budget).
+//! server's messages is about half the code serde_json's is (the UI's size budget).
 //! Only the server's hello comes as JSON text (it has not seen this client's framing yet); it
 //! is read by [`HelloFrame`] alone.
 

@@ -512,14 +512,14 @@ pub async fn wait_js(
     .await
 }
 
-/// The viewports every screen is checked at (issue 14): the 7-inch kiosk first, then the
+/// The viewports every screen is checked at: the 7-inch kiosk first, then the
 /// larger landscape screens, then a phone.
 pub const SIZES: [(u32, u32); 4] = [(800, 480), (1024, 600), (1280, 800), (360, 640)];
 
 /// The languages every screen is checked in, by the id of their switch button.
 pub const LANGS: [&str; 2] = ["en", "ar"];
 
-/// The layout rules of UI.md and issue 14, checked on the page as it is rendered. Returns a
+/// The layout rules of UI.md (U12, U13: at 800×480 nothing cut, covered or off screen), checked on the page as it is rendered. Returns a
 /// list of sentences, each naming the element (a CSS-like path) and its box; empty when the
 /// page is right.
 ///

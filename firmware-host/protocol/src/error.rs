@@ -104,7 +104,7 @@ pub enum ErrorCode {
     /// Play again is for bot and local games; online games offer a rematch (M3.12).
     PlayAgainUnavailable,
     /// The players' network address has started its budget of rated games within the hour
-    /// (issue 10.3: rated games are kept for ever); the game can start once the oldest leaves
+    /// (rated games are kept for ever); the game can start once the oldest leaves
     /// the hour.
     TooManyRatedGames,
     // Puzzles.

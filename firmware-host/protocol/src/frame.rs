@@ -86,7 +86,7 @@ fn decode<T: DeserializeOwned>(frame: &Frame, max: usize) -> Result<T, FrameErro
     }
 }
 
-fn decode_payload<T: DeserializeOwned>(
+pub(crate) fn decode_payload<T: DeserializeOwned>(
     framing: Framing,
     payload: &[u8],
     max: usize,
@@ -121,7 +121,7 @@ fn decode_payload<T: DeserializeOwned>(
 /// starts at 128 bytes and grows the buffer four times for one. No more than 1 KiB: glibc's
 /// malloc serves blocks up to 1,032 bytes from its per-thread cache, and larger ones through its
 /// sorted bins (`_int_malloc`, `unlink_chunk`, `malloc_consolidate`): 2.4 % of the server's
-/// samples at 500 games went to this one allocation at 1,536 bytes (issue 13). The rare larger
+/// samples at 500 games went to this one allocation at 1,536 bytes. The rare larger
 /// message grows the buffer once.
 const ENCODE_CAPACITY: usize = 1024;
 
@@ -171,7 +171,7 @@ impl ClientMsg {
 impl ServerMsg {
     pub fn encode(&self, framing: Framing) -> Frame {
         match (framing, self) {
-            // Every move's event, to every viewer: written directly (issue 13), the same text
+            // Every move's event, to every viewer: written directly, the same text
             // as serde's (test `a_moved_event_written_by_hand_is_serdes_text`).
             (Framing::Text, ServerMsg::Event(moved @ Event::Moved { .. })) => {
                 Frame::Text(moved_json(moved).unwrap_or_else(|| text(self)))

@@ -74,280 +74,155 @@ use serde::{Deserialize, Serialize};
 
 use crate::records::{FinishedGame, RatingUpdate, UserId};
 
-/// The stable, machine-readable reason of an HTTP error. Codes are never renamed; new ones
-/// may be added, and a client reads a code it does not know as [`ApiErrorCode::Other`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApiErrorCode {
-    // Requests.
-    /// No such endpoint or file.
-    NotFound,
-    /// The path exists but not for that method; `Allow` lists the methods it takes.
-    MethodNotAllowed,
-    /// The body is larger than 16 KiB.
-    BodyTooLarge,
-    /// The body could not be read (the connection failed).
-    BadBody,
-    /// The body did not arrive within the server's handshake timeout (10 s by default).
-    BodyTimeout,
-    /// The body is not the JSON the endpoint expects.
-    BadJson,
-    /// A state-changing request without `Content-Type: application/json`.
-    UnsupportedMediaType,
-    /// A browser's `Origin` names another site (cross-site request or WebSocket).
-    BadOrigin,
-    /// The `Host` header names neither this server's names nor its addresses (DNS rebinding).
-    BadHost,
-    // Accounts.
-    /// The username breaks A1 (3–20 letters, digits, `_`, `-`).
-    InvalidUsername,
-    /// The password breaks A1 (8–128 characters).
-    InvalidPassword,
-    /// The username is taken, ignoring case.
-    UsernameTaken,
-    /// Wrong username or password.
-    BadCredentials,
-    /// The current password given to change the password is wrong.
-    WrongPassword,
-    /// Too many failed sign-in attempts from this address or for this username.
-    TooManyAttempts,
-    /// Too many accounts registered from this address lately.
-    TooManyRegistrations,
-    /// The request needs a signed-in session.
-    NotSignedIn,
-    // Reads.
-    /// No player has that name.
-    UnknownUser,
-    /// No finished game has that id.
-    UnknownGame,
-    /// `game` is missing or not `xo` / `infinite`.
-    BadGame,
-    // WebSocket.
-    /// `/ws` was requested without a WebSocket upgrade.
-    WebsocketRequired,
-    /// Only WebSocket version 13 is spoken.
-    WebsocketVersion,
-    /// Too many open connections from this address.
-    TooManyConnections,
-    // Owner mode.
-    /// An owner endpoint was called by a signed-in account that is not an owner of the kiosk.
-    NotOwner,
-    /// An owner code was asked for from another device than the kiosk itself.
-    NotKiosk,
-    /// The owner code is wrong, expired, already used, or spent by too many wrong guesses.
-    BadOwnerCode,
-    /// The username or the password reset code is wrong, or the code expired or was spent.
-    BadResetCode,
-    /// A restore's file is not a valid backup (not one, damaged, cut short); nothing changed.
-    BadBackup,
-    /// A restore's file was made by a newer release than this one reads; nothing changed.
-    BackupTooNew,
-    /// An uploaded update was refused; the message starts with the reason's code
-    /// (`not_elf`, `wrong_arch`, `not_newer`, `does_not_start`, `unhealthy`, `io`).
-    UpdateRefused,
-    /// The last owner cannot be removed (nor delete their account): add another owner first.
-    LastOwner,
-    // Settings (`PUT /api/owner/settings`): each names the field it refuses.
-    /// `kiosk_idle_s` is missing or not a whole number of seconds in [`KIOSK_IDLE_RANGE_S`].
-    InvalidKioskIdle,
-    /// `public_url` is not `null` nor an `http://` or `https://` address of a host with an
-    /// optional port (no path, query, fragment or user name).
-    InvalidPublicUrl,
-    /// `default_language` is not `"en"` or `"ar"`.
-    InvalidDefaultLanguage,
-    /// `wifi.ssid` is not 1 to 32 bytes, or `wifi` is not `null` nor an object.
-    InvalidWifiSsid,
-    /// `wifi.password` is not 8 to 63 printable ASCII characters, or does not match
-    /// `wifi.security` (`WPA` needs one, `nopass` has none).
-    InvalidWifiPassword,
-    /// `screen_sleep` is not `null` nor `{"from":"HH:MM","until":"HH:MM"}` with two different
-    /// times of day.
-    InvalidScreenSleep,
-    /// `screen_off_idle_s` is not 0 (never) nor a whole number of seconds in
-    /// [`SCREEN_OFF_IDLE_RANGE_S`].
-    InvalidScreenOffIdle,
-    // Server.
-    /// The data card cannot be written now (full, failing or read-only); nothing changed.
-    StorageUnavailable,
-    /// The server failed; the log says why.
-    Internal,
-    /// A code this client does not know (sent by a newer server).
-    // Arena events (`/api/owner/events`, `/api/events`).
-    /// `duration_min` is outside 10–180 minutes.
-    InvalidEventDuration,
-    /// `start_in_ms` is not within the next 24 hours.
-    InvalidEventStart,
-    /// `time_per_move_s` is not 5, 10 or 30, or was given for XO (two minutes per move).
-    InvalidEventTimePerMove,
-    /// `name` is over 40 characters or not on one line.
-    InvalidEventName,
-    /// One event at a time: this one's hours overlap another's that is not over.
-    EventClash,
-    /// No event has that id.
-    UnknownEvent,
-    /// Only an announced event (not yet started) can be cancelled.
-    EventStarted,
-    #[serde(other)]
-    Other,
+/// Declares [`ApiErrorCode`] from one table, a line per code: variant, wire name, HTTP status.
+/// The enum, [`ApiErrorCode::as_str`], [`ApiErrorCode::status`] and [`ApiErrorCode::ALL`] are
+/// all made from it (test `error_codes_round_trip_and_unknown_ones_read_as_other` holds the wire
+/// names to serde's).
+macro_rules! api_error_codes {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal, $status:literal;)*) => {
+        /// The stable, machine-readable reason of an HTTP error. Codes are never renamed; new
+        /// ones may be added, and a client reads a code it does not know as
+        /// [`ApiErrorCode::Other`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum ApiErrorCode {
+            $($(#[$doc])* $variant,)*
+            /// A code this client does not know (sent by a newer server).
+            #[serde(other)]
+            Other,
+        }
+
+        impl ApiErrorCode {
+            /// The HTTP status every response with this code has.
+            pub fn status(self) -> u16 {
+                match self {
+                    $(ApiErrorCode::$variant => $status,)*
+                    ApiErrorCode::Other => 500,
+                }
+            }
+
+            /// The wire name, e.g. `bad_credentials`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ApiErrorCode::$variant => $name,)*
+                    ApiErrorCode::Other => "other",
+                }
+            }
+
+            /// Every code a server sends, in declaration order (for documentation and tests).
+            pub const ALL: [ApiErrorCode; [$($name),*].len()] = [$(ApiErrorCode::$variant),*];
+        }
+    };
 }
 
-impl ApiErrorCode {
-    /// The HTTP status every response with this code has.
-    pub fn status(self) -> u16 {
-        match self {
-            ApiErrorCode::BadBody
-            | ApiErrorCode::BadJson
-            | ApiErrorCode::InvalidUsername
-            | ApiErrorCode::InvalidPassword
-            | ApiErrorCode::BadGame
-            | ApiErrorCode::WebsocketVersion
-            | ApiErrorCode::BadBackup
-            | ApiErrorCode::UpdateRefused
-            | ApiErrorCode::InvalidKioskIdle
-            | ApiErrorCode::InvalidPublicUrl
-            | ApiErrorCode::InvalidDefaultLanguage
-            | ApiErrorCode::InvalidWifiSsid
-            | ApiErrorCode::InvalidWifiPassword
-            | ApiErrorCode::InvalidScreenSleep
-            | ApiErrorCode::InvalidScreenOffIdle
-            | ApiErrorCode::InvalidEventDuration
-            | ApiErrorCode::InvalidEventStart
-            | ApiErrorCode::InvalidEventTimePerMove
-            | ApiErrorCode::InvalidEventName => 400,
-            ApiErrorCode::BadCredentials | ApiErrorCode::NotSignedIn => 401,
-            ApiErrorCode::BadOrigin
-            | ApiErrorCode::WrongPassword
-            | ApiErrorCode::NotOwner
-            | ApiErrorCode::NotKiosk
-            | ApiErrorCode::BadOwnerCode
-            | ApiErrorCode::BadResetCode => 403,
-            ApiErrorCode::NotFound
-            | ApiErrorCode::UnknownUser
-            | ApiErrorCode::UnknownGame
-            | ApiErrorCode::UnknownEvent => 404,
-            ApiErrorCode::MethodNotAllowed => 405,
-            ApiErrorCode::BodyTimeout => 408,
-            ApiErrorCode::UsernameTaken
-            | ApiErrorCode::LastOwner
-            | ApiErrorCode::BackupTooNew
-            | ApiErrorCode::EventClash
-            | ApiErrorCode::EventStarted => 409,
-            ApiErrorCode::BodyTooLarge => 413,
-            ApiErrorCode::UnsupportedMediaType => 415,
-            ApiErrorCode::BadHost => 421,
-            ApiErrorCode::WebsocketRequired => 426,
-            ApiErrorCode::TooManyAttempts
-            | ApiErrorCode::TooManyRegistrations
-            | ApiErrorCode::TooManyConnections => 429,
-            ApiErrorCode::Internal | ApiErrorCode::Other => 500,
-            ApiErrorCode::StorageUnavailable => 503,
-        }
-    }
-
-    /// The wire name, e.g. `bad_credentials`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApiErrorCode::NotFound => "not_found",
-            ApiErrorCode::MethodNotAllowed => "method_not_allowed",
-            ApiErrorCode::BodyTooLarge => "body_too_large",
-            ApiErrorCode::BadBody => "bad_body",
-            ApiErrorCode::BodyTimeout => "body_timeout",
-            ApiErrorCode::BadJson => "bad_json",
-            ApiErrorCode::UnsupportedMediaType => "unsupported_media_type",
-            ApiErrorCode::BadOrigin => "bad_origin",
-            ApiErrorCode::BadHost => "bad_host",
-            ApiErrorCode::InvalidUsername => "invalid_username",
-            ApiErrorCode::InvalidPassword => "invalid_password",
-            ApiErrorCode::UsernameTaken => "username_taken",
-            ApiErrorCode::BadCredentials => "bad_credentials",
-            ApiErrorCode::WrongPassword => "wrong_password",
-            ApiErrorCode::TooManyAttempts => "too_many_attempts",
-            ApiErrorCode::TooManyRegistrations => "too_many_registrations",
-            ApiErrorCode::NotSignedIn => "not_signed_in",
-            ApiErrorCode::UnknownUser => "unknown_user",
-            ApiErrorCode::UnknownGame => "unknown_game",
-            ApiErrorCode::BadGame => "bad_game",
-            ApiErrorCode::WebsocketRequired => "websocket_required",
-            ApiErrorCode::WebsocketVersion => "websocket_version",
-            ApiErrorCode::TooManyConnections => "too_many_connections",
-            ApiErrorCode::NotOwner => "not_owner",
-            ApiErrorCode::NotKiosk => "not_kiosk",
-            ApiErrorCode::BadOwnerCode => "bad_owner_code",
-            ApiErrorCode::BadResetCode => "bad_reset_code",
-            ApiErrorCode::BadBackup => "bad_backup",
-            ApiErrorCode::BackupTooNew => "backup_too_new",
-            ApiErrorCode::UpdateRefused => "update_refused",
-            ApiErrorCode::LastOwner => "last_owner",
-            ApiErrorCode::InvalidKioskIdle => "invalid_kiosk_idle",
-            ApiErrorCode::InvalidPublicUrl => "invalid_public_url",
-            ApiErrorCode::InvalidDefaultLanguage => "invalid_default_language",
-            ApiErrorCode::InvalidWifiSsid => "invalid_wifi_ssid",
-            ApiErrorCode::InvalidWifiPassword => "invalid_wifi_password",
-            ApiErrorCode::InvalidScreenSleep => "invalid_screen_sleep",
-            ApiErrorCode::InvalidScreenOffIdle => "invalid_screen_off_idle",
-            ApiErrorCode::StorageUnavailable => "storage_unavailable",
-            ApiErrorCode::Internal => "internal",
-            ApiErrorCode::InvalidEventDuration => "invalid_event_duration",
-            ApiErrorCode::InvalidEventStart => "invalid_event_start",
-            ApiErrorCode::InvalidEventTimePerMove => "invalid_event_time_per_move",
-            ApiErrorCode::InvalidEventName => "invalid_event_name",
-            ApiErrorCode::EventClash => "event_clash",
-            ApiErrorCode::UnknownEvent => "unknown_event",
-            ApiErrorCode::EventStarted => "event_started",
-            ApiErrorCode::Other => "other",
-        }
-    }
-
-    /// Every code a server sends, in declaration order (for documentation and tests).
-    pub const ALL: [ApiErrorCode; 47] = [
-        ApiErrorCode::NotFound,
-        ApiErrorCode::MethodNotAllowed,
-        ApiErrorCode::BodyTooLarge,
-        ApiErrorCode::BadBody,
-        ApiErrorCode::BodyTimeout,
-        ApiErrorCode::BadJson,
-        ApiErrorCode::UnsupportedMediaType,
-        ApiErrorCode::BadOrigin,
-        ApiErrorCode::BadHost,
-        ApiErrorCode::InvalidUsername,
-        ApiErrorCode::InvalidPassword,
-        ApiErrorCode::UsernameTaken,
-        ApiErrorCode::BadCredentials,
-        ApiErrorCode::WrongPassword,
-        ApiErrorCode::TooManyAttempts,
-        ApiErrorCode::TooManyRegistrations,
-        ApiErrorCode::NotSignedIn,
-        ApiErrorCode::UnknownUser,
-        ApiErrorCode::UnknownGame,
-        ApiErrorCode::BadGame,
-        ApiErrorCode::WebsocketRequired,
-        ApiErrorCode::WebsocketVersion,
-        ApiErrorCode::TooManyConnections,
-        ApiErrorCode::NotOwner,
-        ApiErrorCode::NotKiosk,
-        ApiErrorCode::BadOwnerCode,
-        ApiErrorCode::BadResetCode,
-        ApiErrorCode::BadBackup,
-        ApiErrorCode::BackupTooNew,
-        ApiErrorCode::UpdateRefused,
-        ApiErrorCode::LastOwner,
-        ApiErrorCode::InvalidKioskIdle,
-        ApiErrorCode::InvalidPublicUrl,
-        ApiErrorCode::InvalidDefaultLanguage,
-        ApiErrorCode::InvalidWifiSsid,
-        ApiErrorCode::InvalidWifiPassword,
-        ApiErrorCode::InvalidScreenSleep,
-        ApiErrorCode::InvalidScreenOffIdle,
-        ApiErrorCode::StorageUnavailable,
-        ApiErrorCode::Internal,
-        ApiErrorCode::InvalidEventDuration,
-        ApiErrorCode::InvalidEventStart,
-        ApiErrorCode::InvalidEventTimePerMove,
-        ApiErrorCode::InvalidEventName,
-        ApiErrorCode::EventClash,
-        ApiErrorCode::UnknownEvent,
-        ApiErrorCode::EventStarted,
-    ];
+api_error_codes! {
+    // Requests.
+    /// No such endpoint or file.
+    NotFound = "not_found", 404;
+    /// The path exists but not for that method; `Allow` lists the methods it takes.
+    MethodNotAllowed = "method_not_allowed", 405;
+    /// The body is larger than 16 KiB.
+    BodyTooLarge = "body_too_large", 413;
+    /// The body could not be read (the connection failed).
+    BadBody = "bad_body", 400;
+    /// The body did not arrive within the server's handshake timeout (10 s by default).
+    BodyTimeout = "body_timeout", 408;
+    /// The body is not the JSON the endpoint expects.
+    BadJson = "bad_json", 400;
+    /// A state-changing request without `Content-Type: application/json`.
+    UnsupportedMediaType = "unsupported_media_type", 415;
+    /// A browser's `Origin` names another site (cross-site request or WebSocket).
+    BadOrigin = "bad_origin", 403;
+    /// The `Host` header names neither this server's names nor its addresses (DNS rebinding).
+    BadHost = "bad_host", 421;
+    // Accounts.
+    /// The username breaks A1 (3–20 letters, digits, `_`, `-`).
+    InvalidUsername = "invalid_username", 400;
+    /// The password breaks A1 (8–128 characters).
+    InvalidPassword = "invalid_password", 400;
+    /// The username is taken, ignoring case.
+    UsernameTaken = "username_taken", 409;
+    /// Wrong username or password.
+    BadCredentials = "bad_credentials", 401;
+    /// The current password given to change the password is wrong.
+    WrongPassword = "wrong_password", 403;
+    /// Too many failed sign-in attempts from this address or for this username.
+    TooManyAttempts = "too_many_attempts", 429;
+    /// Too many accounts registered from this address lately.
+    TooManyRegistrations = "too_many_registrations", 429;
+    /// The request needs a signed-in session.
+    NotSignedIn = "not_signed_in", 401;
+    // Reads.
+    /// No player has that name.
+    UnknownUser = "unknown_user", 404;
+    /// No finished game has that id.
+    UnknownGame = "unknown_game", 404;
+    /// `game` is missing or not `xo` / `infinite`.
+    BadGame = "bad_game", 400;
+    // WebSocket.
+    /// `/ws` was requested without a WebSocket upgrade.
+    WebsocketRequired = "websocket_required", 426;
+    /// Only WebSocket version 13 is spoken.
+    WebsocketVersion = "websocket_version", 400;
+    /// Too many open connections from this address.
+    TooManyConnections = "too_many_connections", 429;
+    // Owner mode.
+    /// An owner endpoint was called by a signed-in account that is not an owner of the kiosk.
+    NotOwner = "not_owner", 403;
+    /// An owner code was asked for from another device than the kiosk itself.
+    NotKiosk = "not_kiosk", 403;
+    /// The owner code is wrong, expired, already used, or spent by too many wrong guesses.
+    BadOwnerCode = "bad_owner_code", 403;
+    /// The username or the password reset code is wrong, or the code expired or was spent.
+    BadResetCode = "bad_reset_code", 403;
+    /// A restore's file is not a valid backup (not one, damaged, cut short); nothing changed.
+    BadBackup = "bad_backup", 400;
+    /// A restore's file was made by a newer release than this one reads; nothing changed.
+    BackupTooNew = "backup_too_new", 409;
+    /// An uploaded update was refused; the message starts with the reason's code
+    /// (`not_elf`, `wrong_arch`, `not_newer`, `does_not_start`, `unhealthy`, `io`).
+    UpdateRefused = "update_refused", 400;
+    /// The last owner cannot be removed (nor delete their account): add another owner first.
+    LastOwner = "last_owner", 409;
+    // Settings (`PUT /api/owner/settings`): each names the field it refuses.
+    /// `kiosk_idle_s` is missing or not a whole number of seconds in [`KIOSK_IDLE_RANGE_S`].
+    InvalidKioskIdle = "invalid_kiosk_idle", 400;
+    /// `public_url` is not `null` nor an `http://` or `https://` address of a host with an
+    /// optional port (no path, query, fragment or user name).
+    InvalidPublicUrl = "invalid_public_url", 400;
+    /// `default_language` is not `"en"` or `"ar"`.
+    InvalidDefaultLanguage = "invalid_default_language", 400;
+    /// `wifi.ssid` is not 1 to 32 bytes, or `wifi` is not `null` nor an object.
+    InvalidWifiSsid = "invalid_wifi_ssid", 400;
+    /// `wifi.password` is not 8 to 63 printable ASCII characters, or does not match
+    /// `wifi.security` (`WPA` needs one, `nopass` has none).
+    InvalidWifiPassword = "invalid_wifi_password", 400;
+    /// `screen_sleep` is not `null` nor `{"from":"HH:MM","until":"HH:MM"}` with two different
+    /// times of day.
+    InvalidScreenSleep = "invalid_screen_sleep", 400;
+    /// `screen_off_idle_s` is not 0 (never) nor a whole number of seconds in
+    /// [`SCREEN_OFF_IDLE_RANGE_S`].
+    InvalidScreenOffIdle = "invalid_screen_off_idle", 400;
+    // Server.
+    /// The data card cannot be written now (full, failing or read-only); nothing changed.
+    StorageUnavailable = "storage_unavailable", 503;
+    /// The server failed; the log says why.
+    Internal = "internal", 500;
+    // Arena events (`/api/owner/events`, `/api/events`).
+    /// `duration_min` is outside 10–180 minutes.
+    InvalidEventDuration = "invalid_event_duration", 400;
+    /// `start_in_ms` is not within the next 24 hours.
+    InvalidEventStart = "invalid_event_start", 400;
+    /// `time_per_move_s` is not 5, 10 or 30, or was given for XO (two minutes per move).
+    InvalidEventTimePerMove = "invalid_event_time_per_move", 400;
+    /// `name` is over 40 characters or not on one line.
+    InvalidEventName = "invalid_event_name", 400;
+    /// One event at a time: this one's hours overlap another's that is not over.
+    EventClash = "event_clash", 409;
+    /// No event has that id.
+    UnknownEvent = "unknown_event", 404;
+    /// Only an announced event (not yet started) can be cancelled.
+    EventStarted = "event_started", 409;
 }
 
 impl core::fmt::Display for ApiErrorCode {
@@ -419,16 +294,23 @@ pub enum StorageState {
     Ok,
 }
 
-/// The data card, as `/api/health` reports it.
+/// The data card, as the store tracks it and `/api/health` reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StorageHealth {
     pub state: StorageState,
-    /// Why it is not `ok`, for people.
+    /// Why it is not `ok`, for people: the failing write's error, or the space left.
     pub reason: Option<String>,
-    /// The failure is a full card.
+    /// The failure is a full card (no space left).
     pub full: bool,
     pub free_bytes: Option<u64>,
     pub total_bytes: Option<u64>,
+}
+
+impl StorageHealth {
+    /// Whether the server should report itself degraded.
+    pub fn degraded(&self) -> bool {
+        self.state != StorageState::Ok
+    }
 }
 
 /// `GET /api/health`.

@@ -1,4 +1,4 @@
-//! Pieces of JSON text written directly, as serde_json writes them (issue 13: the messages of
+//! Pieces of JSON text written directly, as serde_json writes them (the messages of
 //! every move, written without serde's per-field work; tests hold each to serde's text).
 
 use engine::{Cell, Mark};

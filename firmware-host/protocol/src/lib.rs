@@ -20,6 +20,7 @@
 //!   [`PuzzleView`] (an attempt as its player sees it).
 //! - [`http`]: the HTTP API's request and response bodies and its error codes.
 //! - [`rules`]: what people may type: usernames and passwords (A1), local names (M2.1).
+//! - [`v1`]: protocol version 1, still served: its lobby messages, the one part that differs.
 //!
 //! ```
 //! use protocol::{ClientMsg, Frame, Framing, decode_client};
@@ -41,6 +42,7 @@ pub mod puzzle;
 pub mod records;
 pub mod rules;
 pub mod server;
+pub mod v1;
 pub mod view;
 
 pub use client::{ClientMsg, CreateRoom, JoiningRequest, OpponentRequest};
@@ -59,6 +61,11 @@ pub use view::{
 /// 2: the lobby is paged (`watch_lobby` gained `limit`, `lobby` gained `total`, changes come
 /// as `lobby_update`).
 pub const PROTOCOL_VERSION: u32 = 2;
+
+/// The oldest protocol version the server still serves: every version from this one to
+/// [`PROTOCOL_VERSION`] is answered (docs/PROTOCOL.md, "Versions": a version is served for at
+/// least a year after the next one is published). Version 1 is [`v1`].
+pub const OLDEST_PROTOCOL_VERSION: u32 = 1;
 
 /// The largest frame the server accepts, in bytes; larger frames get `frame_too_large`.
 pub const MAX_FRAME_BYTES: usize = 4096;

@@ -204,7 +204,7 @@ struct RoomViewHead<'a> {
 impl RoomView {
     /// The JSON of this view's fields before `you` (`{"id":…,"can_undo":…`, without the
     /// closing brace), which [`room_json`] completes for each reader: encoded once for a
-    /// room's players and spectators instead of once each (issue 13). `seats` keeps the
+    /// room's players and spectators instead of once each. `seats` keeps the
     /// seats' JSON from one snapshot to the next while they stay the same.
     pub fn json_head(&self, seats: &mut SeatsJson) -> String {
         let seats = seats.shared(&self.seats);
@@ -217,7 +217,7 @@ impl RoomView {
         thread_local! {
             /// Where heads are written before they get a text of their exact size: a 1 KiB
             /// block made and freed at every snapshot is one glibc keeps in no per-thread cache
-            /// (issue 13: 1 % of the server's CPU).
+            /// (1 % of the server's CPU).
             static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
         }
         SCRATCH.with_borrow_mut(|j| {
@@ -259,7 +259,7 @@ impl RoomView {
     }
 
     fn write_head(&self, seats_json: &str, j: &mut Vec<u8>) {
-        // Written field by field rather than through serde (issue 13: serde_json spent about
+        // Written field by field rather than through serde (serde_json spent about
         // 7,000 instructions on a head, most of them on its keys): the same text, byte for
         // byte (test `a_room_head_written_by_hand_is_serdes_text`). Every field, by name: one
         // added to `RoomView` must be written here too.

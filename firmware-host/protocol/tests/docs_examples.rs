@@ -13,19 +13,26 @@
 //!   and close reason is in the document.
 //! - The postcard tables between the `postcard-tables` markers are produced from the types;
 //!   `XO_UPDATE_DOCS=1 cargo test -p protocol --test docs_examples` rewrites them.
+//! - Protocol version 1 is still served: its page as published (`tests/fixtures/PROTOCOL-v1.md`)
+//!   is kept, every WebSocket example on it reads and encodes as the server does for a
+//!   version-1 client ([`protocol::v1`]), and every postcard table on it is still the start of
+//!   today's, but for the two lobby messages that `v1` speaks in their old shape.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use protocol::records::FinishedGame;
 use protocol::{
     ClientMsg, CreateRoom, ErrorCode, Event, Frame, Framing, MAX_FRAME_BYTES, RoomSummary,
-    ServerMsg, decode_client, decode_server, http,
+    ServerMsg, decode_client, decode_server, http, v1,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_reflection::{ContainerFormat, Format, Registry, Tracer, TracerConfig, VariantFormat};
 
 const DOC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/PROTOCOL.md");
+/// The page version-1 clients were written from, as it was published (before the lobby was
+/// paged, commit 882b8f0).
+const V1_DOC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/PROTOCOL-v1.md");
 const TABLES_BEGIN: &str = "<!-- postcard-tables:begin";
 const TABLES_END: &str = "<!-- postcard-tables:end -->";
 
@@ -576,6 +583,18 @@ fn hex_of(frame: &Frame) -> String {
     }
 }
 
+/// The typed lines of a walk-through: their index, the line, and the client message's JSON
+/// after its prompt (`> `, `< `, `(X) `, `(O) `) up to a gap of two spaces.
+fn typed_lines(body: &str) -> impl Iterator<Item = (usize, &str, &str)> {
+    body.lines().enumerate().filter_map(|(i, line)| {
+        let t = line.trim_start();
+        let json = ["> ", "< ", "(X) ", "(O) "]
+            .iter()
+            .find_map(|prompt| t.strip_prefix(prompt))?;
+        Some((i, t, json.split("  ").next().unwrap_or(json).trim()))
+    })
+}
+
 /// Checks every example, returning what they cover, or every failing example by its line.
 fn check_examples(doc: &str) -> Result<Seen, Vec<String>> {
     let mut seen = Seen::default();
@@ -645,15 +664,7 @@ fn check_examples(doc: &str) -> Result<Seen, Vec<String>> {
                 }
             }
             "text" => {
-                for (i, line) in block.body.lines().enumerate() {
-                    let t = line.trim_start();
-                    let Some(json) = ["> ", "< ", "(X) ", "(O) "]
-                        .iter()
-                        .find_map(|prompt| t.strip_prefix(prompt))
-                    else {
-                        continue;
-                    };
-                    let json = json.split("  ").next().unwrap_or(json).trim();
+                for (i, t, json) in typed_lines(&block.body) {
                     let checked = serde_json::from_str::<Value>(json)
                         .map_err(|e| format!("not JSON: {e}"))
                         .and_then(|value| check_client(&value, &mut seen));
@@ -993,12 +1004,11 @@ fn postcard_tables() -> String {
     out
 }
 
-#[test]
-fn postcard_tables_in_protocol_md_match_the_types() {
-    let doc = doc();
+/// Where the generated tables of `doc` lie: just after the begin marker, and at the end marker.
+fn tables_span(doc: &str) -> (usize, usize) {
     let begin = doc
         .find(TABLES_BEGIN)
-        .expect("PROTOCOL.md has a postcard-tables:begin marker");
+        .expect("the page has a postcard-tables:begin marker");
     let after_begin = begin
         + doc[begin..]
             .find("-->")
@@ -1006,7 +1016,14 @@ fn postcard_tables_in_protocol_md_match_the_types() {
         + "-->".len();
     let end = doc
         .find(TABLES_END)
-        .expect("PROTOCOL.md has a postcard-tables:end marker");
+        .expect("the page has a postcard-tables:end marker");
+    (after_begin, end)
+}
+
+#[test]
+fn postcard_tables_in_protocol_md_match_the_types() {
+    let doc = doc();
+    let (after_begin, end) = tables_span(&doc);
     let current = doc[after_begin..end].trim();
     let generated = postcard_tables();
     if std::env::var_os("XO_UPDATE_DOCS").is_some_and(|v| v == "1") {
@@ -1056,5 +1073,233 @@ fn postcard_variant_indices_follow_declaration_order() {
             postcard::take_from_bytes::<u32>(&bytes).expect("a variant index is a varint");
         assert!(rest.is_empty());
         assert_eq!(decoded, *index, "{name}");
+    }
+}
+
+fn v1_doc() -> String {
+    std::fs::read_to_string(V1_DOC_PATH).expect("tests/fixtures/PROTOCOL-v1.md is readable")
+}
+
+/// `example` and `full` say the same, or the first difference.
+fn same(example: &Value, full: &Value) -> Result<(), String> {
+    if full == example {
+        return Ok(());
+    }
+    subset(example, full, "$")?;
+    subset(full, example, "$").map_err(|e| format!("the server would also send {e}"))
+}
+
+/// A version-1 client message decodes as the server reads it from such a client.
+fn v1_client(value: &Value) -> Result<ClientMsg, String> {
+    let msg = v1::decode_client(&Frame::Text(value.to_string()), MAX_FRAME_BYTES)
+        .map_err(|e| format!("is not a version-1 client message: {e}"))?;
+    let full = serde_json::to_value(&msg).map_err(|e| e.to_string())?;
+    subset(value, &full, "$")?;
+    Ok(msg)
+}
+
+/// A version-1 server message as the server sends it to such a client, in `framing`: its
+/// `lobby` in version 1's shape, the rest as today's types.
+fn v1_server(json: &str, framing: Framing) -> Result<Frame, String> {
+    let frame = Frame::Text(json.to_owned());
+    let value: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+    if value.get("lobby").is_some() {
+        let lobby = v1::Lobby::decode(&frame).map_err(|e| format!("not a v1 lobby: {e}"))?;
+        Ok(lobby.encode(framing))
+    } else {
+        let msg = decode_server(&frame).map_err(|e| format!("is not a server message: {e}"))?;
+        Ok(msg.encode(framing))
+    }
+}
+
+fn v1_check_server(value: &Value) -> Result<(), String> {
+    let Frame::Text(sent) = v1_server(&value.to_string(), Framing::Text)? else {
+        return Err("JSON framing gave a binary frame".into());
+    };
+    same(
+        value,
+        &serde_json::from_str(&sent).map_err(|e| e.to_string())?,
+    )
+}
+
+fn v1_check_postcard_line(line: &str, kind: &Kind) -> Result<(), String> {
+    let start = line.find('{').ok_or("no JSON")?;
+    let (hex, json) = line.split_at(start);
+    let bytes = hex
+        .split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).map_err(|e| format!("bad hex byte {b:?}: {e}")))
+        .collect::<Result<Vec<u8>, String>>()?;
+    let frame = Frame::Binary(bytes);
+    let value: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+    match kind {
+        Kind::Client => {
+            let from_json = v1_client(&value)?;
+            let from_bytes = v1::decode_client(&frame, MAX_FRAME_BYTES)
+                .map_err(|e| format!("the bytes do not decode: {e}"))?;
+            if from_bytes != from_json {
+                return Err(format!("the bytes decode to {from_bytes:?}"));
+            }
+        }
+        Kind::Server => {
+            v1_check_server(&value)?;
+            let sent = v1_server(json, Framing::Binary)?;
+            if sent != frame {
+                return Err(format!("the server sends {}", hex_of(&sent)));
+            }
+        }
+        Kind::Http { .. } => return Err("HTTP bodies are JSON only".into()),
+    }
+    Ok(())
+}
+
+/// Checks the WebSocket examples of the version-1 page (HTTP is not versioned by the
+/// WebSocket protocol's number; its bodies have grown fields since): how many were checked,
+/// or every failing one by its line.
+fn v1_check_examples(doc: &str) -> Result<usize, Vec<String>> {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for block in blocks(doc) {
+        let words: Vec<&str> = block.info.split_whitespace().collect();
+        let (lang, rest) = words.split_first().map_or(("", &[][..]), |(l, r)| (*l, r));
+        let kind = kind_of(rest);
+        let mut outcome = |line: usize, what: &str, result: Result<(), String>| match result {
+            Ok(()) => checked += 1,
+            Err(why) => failures.push(format!("PROTOCOL-v1.md:{line} {what}: {why}")),
+        };
+        match (lang, kind) {
+            ("json", Ok(kind @ (Kind::Client | Kind::Server))) => {
+                let values = json_values(&block.body).unwrap_or_default();
+                for value in &values {
+                    let result = match kind {
+                        Kind::Client => v1_client(value).map(drop),
+                        _ => v1_check_server(value),
+                    };
+                    outcome(block.line, &value.to_string(), result);
+                }
+            }
+            ("postcard", Ok(kind)) => {
+                for (i, line) in block.body.lines().enumerate() {
+                    if !line.trim().is_empty() {
+                        let result = v1_check_postcard_line(line, &kind);
+                        outcome(block.line + 1 + i, line, result);
+                    }
+                }
+            }
+            ("text", _) => {
+                for (i, t, json) in typed_lines(&block.body) {
+                    let result = serde_json::from_str::<Value>(json)
+                        .map_err(|e| format!("not JSON: {e}"))
+                        .and_then(|value| v1_client(&value).map(drop));
+                    outcome(block.line + 1 + i, t, result);
+                }
+            }
+            _ => {}
+        }
+    }
+    if failures.is_empty() {
+        Ok(checked)
+    } else {
+        Err(failures)
+    }
+}
+
+#[test]
+fn every_websocket_example_of_protocol_version_1_is_still_served() {
+    let checked = v1_check_examples(&v1_doc()).unwrap_or_else(|failures| {
+        panic!(
+            "a version-1 client written from its page would not be understood:\n{}",
+            failures.join("\n")
+        )
+    });
+    assert!(checked >= 40, "only {checked} version-1 examples found");
+    // The page has no postcard lobby examples; these are version 1's by its tables.
+    let watch = v1::decode_client(&Frame::Binary(vec![0x02, 0x01, 0x02]), MAX_FRAME_BYTES);
+    assert_eq!(
+        watch,
+        Ok(ClientMsg::WatchLobby {
+            id: Some(2),
+            limit: None
+        })
+    );
+    let lobby = v1::Lobby {
+        id: None,
+        rooms: Vec::new(),
+    };
+    assert_eq!(
+        lobby.encode(Framing::Binary),
+        Frame::Binary(vec![0x02, 0x00, 0x00])
+    );
+}
+
+#[test]
+fn a_wrong_version_1_example_is_refused_naming_its_line() {
+    let refused = |doc: &str| v1_check_examples(doc).err().unwrap_or_default().join("\n");
+    // Version 1's lobby had no `total`: a page claiming it did is refused.
+    let with_total =
+        "x\n```json server-msg\n{\"lobby\":{\"id\":null,\"rooms\":[],\"total\":0}}\n```\n";
+    assert!(
+        refused(with_total).contains("PROTOCOL-v1.md:2"),
+        "{}",
+        refused(with_total)
+    );
+    let paged = "x\n```postcard client-msg\n02 01 02 00   {\"watch_lobby\":{\"id\":2}}\n```\n";
+    assert!(
+        refused(paged).contains("PROTOCOL-v1.md:3"),
+        "{}",
+        refused(paged)
+    );
+}
+
+/// The rows of each `#### Type` table in `tables`, by type.
+fn tables_by_type(tables: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut current = None;
+    for line in tables.lines() {
+        if let Some(name) = line.strip_prefix("#### ") {
+            current = Some(name.trim().to_owned());
+            out.entry(name.trim().to_owned()).or_default();
+        } else if let Some(name) = &current
+            && line.starts_with("| ")
+            && !line.starts_with("| index")
+            && !line.starts_with("| #")
+        {
+            out.entry(name.clone()).or_default().push(line.to_owned());
+        }
+    }
+    out
+}
+
+/// Every postcard shape of version 1 is still today's: each of its tables is the start of
+/// today's table of that type (variants are only ever appended), but for `watch_lobby` and
+/// `lobby`, which [`protocol::v1`] reads and writes in their version-1 shape.
+#[test]
+fn version_1_postcard_tables_are_the_start_of_todays() {
+    let doc = v1_doc();
+    let (begin, end) = tables_span(&doc);
+    let old = tables_by_type(&doc[begin..end]);
+    let now = tables_by_type(&postcard_tables());
+    let v1_only = [
+        (
+            "ClientMsg",
+            "| 2 | `watch_lobby` | `id`: option&lt;u32&gt; |",
+        ),
+        (
+            "ServerMsg",
+            "| 2 | `lobby` | `id`: option&lt;u32&gt;, `rooms`: list&lt;[RoomSummary](#roomsummary)&gt; |",
+        ),
+    ];
+    assert!(old.len() >= 20, "only {} tables on the v1 page", old.len());
+    for (name, rows) in &old {
+        let today = now
+            .get(name)
+            .unwrap_or_else(|| panic!("type {name} of version 1 is gone"));
+        assert!(today.len() >= rows.len(), "{name} lost rows");
+        for (i, (was, is)) in rows.iter().zip(today).enumerate() {
+            if v1_only.contains(&(name.as_str(), was.as_str())) {
+                assert_ne!(was, is, "{name} table row {i}: the v1 module speaks it");
+                continue;
+            }
+            assert_eq!(was, is, "{name} table row {i} changed since version 1");
+        }
     }
 }

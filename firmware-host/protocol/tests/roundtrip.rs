@@ -675,7 +675,7 @@ fn finished_game_round_trips_in_postcard_for_the_store() {
     assert_eq!(serde_json::from_str::<FinishedGame>(&json).unwrap(), game);
 }
 
-/// Issue 13: a room's snapshot is encoded once up to `you` and completed per reader. The result
+/// A room's snapshot is encoded once up to `you` and completed per reader. The result
 /// is the very text of encoding the whole message, for every reader and request id, and for
 /// views with every optional part present or absent, names that need escaping included. A
 /// field added to `RoomView` but not to the shared head fails here (`sample_view` sets them all).

@@ -1,7 +1,7 @@
 //! The room pipeline of one move, without sockets or threads: the client's frame decoded, the
 //! intent applied by the room, and the snapshots encoded for the two players and one spectator
 //! (what the room actor and the sessions do for every move; `…_per_viewer`: each snapshot built
-//! and encoded whole, as before issue 13). A regression in the hot path shows
+//! and encoded whole, as the server once did for every reader). A regression in the hot path shows
 //! here without a load run; `scripts/bench load` measures the whole server.
 //!
 //! `cargo bench -p rooms --bench pipeline`
@@ -126,7 +126,7 @@ enum Snapshots {
     /// its JSON up to `you` encoded once (the seats' part kept from the last snapshot), then
     /// completed per reader.
     Shared,
-    /// A view built and encoded whole for each reader (what the server did before issue 13,
+    /// A view built and encoded whole for each reader (what the server once did for every room,
     /// and still does for rooms where readers see different things).
     PerViewer,
 }

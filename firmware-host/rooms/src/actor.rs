@@ -12,9 +12,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use protocol::records::{FinishedGame, UserId};
-use protocol::{
-    CloseReason, ErrorCode, Event, Phase, RequestId, RoomId, RoomSummary, SeatsJson, ServerMsg,
-};
+use protocol::{CloseReason, Event, Phase, RequestId, RoomId, RoomSummary, SeatsJson, ServerMsg};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use tokio::sync::{mpsc, watch};
@@ -23,8 +21,8 @@ use tokio::time::Instant;
 
 use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, SharedMsg, SharedRoom, ToSession};
 use crate::persistence::Persistence;
+use crate::refusal::{Reason, Refusal};
 use crate::results::{self, Answer, Stored};
-use crate::room::passcode;
 use crate::room::{Audience, Bans, ConnId, Ctx, Effect, Intent, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
 use crate::shared::{Shared, wall_ms};
@@ -325,12 +323,12 @@ async fn run(
         match msg {
             RoomMsg::Intent(msg) => {
                 let IntentMsg { id, outbox, .. } = *msg;
-                let (code, message) = if actor.closed {
-                    (ErrorCode::RoomClosed, "the room has closed")
+                let why = if actor.closed {
+                    Reason::RoomClosed
                 } else {
-                    (ErrorCode::Unavailable, "the server is shutting down")
+                    Reason::ShuttingDown
                 };
-                deliver(&outbox, ServerMsg::error(id, code, message));
+                deliver(&outbox, refused(id, why));
             }
             RoomMsg::Shutdown { done } => {
                 // Closed rooms are deleted, not saved; the hub only waits.
@@ -517,13 +515,15 @@ impl Actor {
                 }
             }
             Err(refusal) => {
-                if refusal.code == ErrorCode::WrongPasscode {
-                    // A run of these is someone guessing (M3.3).
-                    if refusal.message.starts_with(passcode::LOCKED_OUT) {
+                // A run of these is someone guessing (M3.3).
+                match refusal.reason() {
+                    Reason::PasscodeLockedOut { .. } => {
                         tracing::warn!(room = %self.room.id(), user = ?member.user(), "passcode refused: too many wrong passcodes");
-                    } else {
+                    }
+                    Reason::WrongPasscode => {
                         tracing::info!(room = %self.room.id(), user = ?member.user(), "wrong passcode");
                     }
+                    _ => {}
                 }
                 // Bad input: the sender alone is told; the room is unchanged. Refusals are
                 // ordinary (a tap out of turn), so they are logged at debug level only.
@@ -533,14 +533,7 @@ impl Actor {
                     code = %refusal.code,
                     "intent refused"
                 );
-                deliver(
-                    &outbox,
-                    ServerMsg::Error {
-                        id,
-                        code: refusal.code,
-                        message: refusal.message,
-                    },
-                );
+                deliver(&outbox, refused(id, refusal));
             }
         }
     }
@@ -705,7 +698,7 @@ impl Actor {
                 if let Some((conn, id)) = sender
                     && let Some((_, outbox)) = self.outboxes.get(&conn)
                 {
-                    deliver(outbox, ServerMsg::error(id, refusal.code, refusal.message));
+                    deliver(outbox, refused(id, refusal));
                 }
                 return false;
             }
@@ -843,11 +836,7 @@ impl Actor {
     }
 
     fn storage_error(&mut self) {
-        self.broadcast(ServerMsg::error(
-            None,
-            ErrorCode::Storage,
-            "the result could not be stored; ratings are unchanged",
-        ));
+        self.broadcast(refused(None, Reason::ResultNotStored));
     }
 }
 
@@ -870,6 +859,12 @@ async fn commit_event_game(
         }
         answer => answer,
     }
+}
+
+/// The error message telling the sender of intent `id` (or everyone, with no id) why.
+fn refused(id: Option<RequestId>, why: impl Into<Refusal>) -> ServerMsg {
+    let Refusal { code, message, .. } = why.into();
+    ServerMsg::error(id, code, message)
 }
 
 /// Queues a message for a connection; `false` when the connection is gone or too slow.

@@ -83,10 +83,7 @@ impl EventHost for Host {
             .push(Call::Open(pairing.no));
         let busy = self.busy.lock().expect("busy");
         let answer = if busy.contains(&pairing.x.user) || busy.contains(&pairing.o.user) {
-            Err(Refusal::new(
-                protocol::ErrorCode::AlreadySeated,
-                "seated elsewhere",
-            ))
+            Err(Refusal::from(crate::refusal::Reason::SeatedElsewhere))
         } else {
             Ok(format!("r{}", pairing.no))
         };

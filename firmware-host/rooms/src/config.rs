@@ -29,7 +29,7 @@ pub struct HubConfig {
     /// A room nobody views closes after this long (finished rooms, abandoned bot and local
     /// games, waiting rooms); online games in progress run until their clocks end them.
     pub idle_room_close: Duration,
-    /// A bot or local game nobody views ends after this long (issue 14: an abandoned game must
+    /// A bot or local game nobody views ends after this long (an abandoned game must
     /// not stay "Playing" in the lobby); long enough for a page reload to come back to it.
     pub unviewed_game_close: Duration,
     /// Messages queued for one connection before it counts as too slow and is dropped.
@@ -58,7 +58,7 @@ pub struct HubConfig {
     pub max_rooms: usize,
     /// Rated games one client address may start within an hour ([`crate::rated`]); 0 means
     /// no limit. Rated games are kept for ever, so this bounds what one address can make the
-    /// card keep (issue 10.3). Two a minute for a whole hour is more than people play.
+    /// card keep. Two a minute for a whole hour is more than people play.
     pub rated_games_per_address: usize,
 }
 

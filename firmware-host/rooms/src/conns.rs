@@ -33,7 +33,7 @@ pub(crate) struct Conns {
 
 /// The connections by id, and the ids of each person's: what is asked per person (a rated
 /// game's addresses, a person-addressed event, signing one user out) costs that person's
-/// connections, not every open one (issue 13.4).
+/// connections, not every open one.
 #[derive(Default)]
 struct Inner {
     by_id: HashMap<ConnId, Conn>,

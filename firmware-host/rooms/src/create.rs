@@ -5,14 +5,14 @@ use std::sync::Arc;
 
 use engine::Mark;
 use protocol::event::{EventId, Paired};
-use protocol::{CreateRoom, ErrorCode, ServerMsg};
+use protocol::{CreateRoom, ServerMsg};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
 use crate::actor;
 use crate::arena_actor::Pairing;
 use crate::handle::{RoomHandle, RoomMsg};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal, refuse};
 use crate::room::{Ctx, EventTag, Member, PlayerKey, Room};
 use crate::seats::SeatBook;
 use crate::settings::{Opponent, Policy, Settings};
@@ -25,10 +25,7 @@ pub(crate) fn create(
     req: &CreateRoom,
 ) -> Result<RoomHandle, Refusal> {
     if *shared.stopping.borrow() {
-        return Err(Refusal::new(
-            ErrorCode::Unavailable,
-            "the server is shutting down",
-        ));
+        return refuse(Reason::ShuttingDown);
     }
     let settings = Settings::from_request(req, member.user().is_some())?
         .with_xo_move_limit(shared.config.xo_move_limit);
@@ -61,10 +58,7 @@ pub(crate) fn create(
     }
     if open >= shared.config.max_rooms {
         tracing::warn!(open, "room refused: the server has its most open rooms");
-        return Err(Refusal::new(
-            ErrorCode::Unavailable,
-            "the server has too many open rooms; try again later",
-        ));
+        return refuse(Reason::TooManyRooms);
     }
     if !place.granted {
         tracing::warn!(
@@ -72,10 +66,7 @@ pub(crate) fn create(
             hosted,
             "room refused: too many open rooms of one host"
         );
-        return Err(Refusal::new(
-            ErrorCode::Unavailable,
-            format!("you have {hosted} rooms open; leave one (exit) before creating another"),
-        ));
+        return refuse(Reason::TooManyOwnRooms { hosted });
     }
     let mut rng = StdRng::from_rng(&mut rand::rng());
     let id = shared.fresh_room_id(&mut rng);
@@ -83,10 +74,7 @@ pub(crate) fn create(
     if let (true, Some(user)) = (settings.is_online(), member.user()) {
         // M3.4: a player sits in at most one waiting or active room.
         if let Err(place) = seats.claim(user, &id, false) {
-            return Err(Refusal::new(
-                ErrorCode::AlreadySeated,
-                format!("you already sit in room {}; leave it first", place.room),
-            ));
+            return refuse(Reason::SitsElsewhere { room: place.room });
         }
     }
     let mut ctx = Ctx {
@@ -113,17 +101,13 @@ pub(crate) fn create_event_game(
     pairing: &Pairing,
 ) -> Result<RoomHandle, Refusal> {
     if *shared.stopping.borrow() {
-        return Err(Refusal::new(
-            ErrorCode::Unavailable,
-            "the server is shutting down",
-        ));
+        return refuse(Reason::ShuttingDown);
     }
     for player in [&pairing.x, &pairing.o] {
         if !shared.conns.has(&PlayerKey::User(player.user)) {
-            return Err(Refusal::new(
-                ErrorCode::Unavailable,
-                format!("{} has no open connection now", player.name),
-            ));
+            return refuse(Reason::NotConnected {
+                name: player.name.clone(),
+            });
         }
     }
     let settings = Settings {

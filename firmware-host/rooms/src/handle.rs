@@ -17,7 +17,7 @@ pub(crate) type Outbox = mpsc::Sender<ToSession>;
 /// What a room sends a connection's session.
 pub(crate) enum ToSession {
     /// A message for the client. Boxed: every connection's queue holds blocks of 32 of these
-    /// from its first message on, so their size is memory per connection (issue 13).
+    /// from its first message on, so their size is memory per connection.
     Msg(Box<ServerMsg>),
     /// A message for several clients (a snapshot every spectator sees, an event for all),
     /// encoded once per framing whoever sends it first.
@@ -69,7 +69,7 @@ impl SharedMsg {
 }
 
 /// One room snapshot for readers whose views differ only in `you`: built once, and its
-/// encoding up to `you` made once per framing a reader reads (issue 13: a move's snapshot was
+/// encoding up to `you` made once per framing a reader reads (a move's snapshot was
 /// built and encoded whole for each player and once more for the spectators). The kiosk's UI
 /// reads postcard, most other clients JSON; a head is made by the first reader of its framing,
 /// so an audience of one framing costs one head.
@@ -118,13 +118,13 @@ pub(crate) enum RoomMsg {
     /// An intent from a connection, with that connection's outbox (kept when the intent makes
     /// it a viewer). Boxed: every room's queue holds a block of 32 messages from its first on,
     /// for as long as the room is open (finished rooms too), so their size is memory per room
-    /// (issue 13: 64 bytes each unboxed, 2 KB a room).
+    /// (64 bytes each unboxed, 2 KB a room).
     Intent(Box<IntentMsg>),
     /// A connection closed or switched to another room.
     Disconnect { conn: ConnId },
     /// M3.4: the player moved to room `to`; reopen their waiting seat here. Boxed, as the
     /// rare messages are: a room's queue block holds 32 messages of the largest kind, and
-    /// one of 16 bytes each stays within glibc's per-thread cache of small blocks (issue 13).
+    /// one of 16 bytes each stays within glibc's per-thread cache of small blocks.
     Vacate(Box<(UserId, RoomId)>),
     /// Save and stop; answer when saved.
     Shutdown { done: oneshot::Sender<()> },
@@ -199,7 +199,7 @@ mod tests {
 
     /// A queue's block holds 32 messages (tokio's mpsc); a block of at most 1,032 bytes is
     /// one glibc keeps in its per-thread cache, where a larger one takes its slow path at
-    /// every room created (issue 13). The rare kinds are boxed to keep it so.
+    /// every room created. The rare kinds are boxed to keep it so.
     #[test]
     fn queued_messages_are_small_enough_for_a_cached_block() {
         const BLOCK_HEADER: usize = 32;

@@ -5,7 +5,8 @@
 //! Files from the bottom of the import graph up (none imports a file above it; the test
 //! `tests/it/import_loops.rs` keeps it so):
 //!
-//! - [`refusal`]: [`Refusal`], the stable error code and message the sender alone is told.
+//! - [`refusal`]: every refusal of the WebSocket channel: [`refusal::Reason`], typed, and the
+//!   one table from it to the stable code and the message the sender alone is told ([`Refusal`]).
 //! - [`persistence`]: what rooms need from storage ([`Persistence`], [`Identity`]), implemented
 //!   by `firmware-host`'s redb store.
 //! - `results` (private): storing a finished game's result in a task of its own, with one
@@ -68,6 +69,7 @@
 //! | EV3 pairing a wave, colours | `event/pairing.rs`; waves gathered in `event/arena.rs` |
 //! | EV4 points, streaks, performance, standings | `event/score.rs`; deltas in `event/delta.rs` |
 //! | Bad input: which refusal wins | `room/errors.rs` |
+//! | Bad input: every refusal's code and words | `refusal.rs` (`Reason::told`) |
 //! | Bad input: frames, sizes, rates, hello | `session.rs` (limits in `config.rs`) |
 //! | S3 sessions ended on open WebSockets | `conns.rs`, `hub.rs` (`end_session`, `end_user_sessions`), `session.rs` (close 4001) |
 //! | S4 room limits per host and server | `create.rs` |
@@ -177,4 +179,4 @@ pub use persistence::{
     Account, Identity, Persistence, PuzzleRecorded, PuzzleResult, PuzzleStanding, StoreError,
     StoreFuture,
 };
-pub use refusal::Refusal;
+pub use refusal::{Reason, Refusal};

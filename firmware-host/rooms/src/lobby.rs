@@ -437,6 +437,9 @@ pub(crate) struct Watch {
     seen: u64,
     /// The count it was last sent.
     total: u32,
+    /// Every change comes as the whole page (protocol version 1's `lobby`), not as a
+    /// `lobby_update`.
+    whole: bool,
 }
 
 /// The number of rows a watcher asked for, within bounds.
@@ -465,6 +468,7 @@ impl Watch {
             places: HashMap::new(),
             seen: rooms.change,
             total: total_u32(rooms.total_for(member)),
+            whole: false,
         };
         let rows = page
             .into_iter()
@@ -478,6 +482,18 @@ impl Watch {
             rooms: rows,
             total: watch.total,
         };
+        (watch, msg)
+    }
+
+    /// As [`Watch::start`] for a client of protocol version 1: the first
+    /// [`LOBBY_PAGE_MAX`] rooms, and every change as that page whole.
+    pub(crate) fn start_whole(
+        lobby: &Lobby,
+        member: &Member,
+        id: Option<protocol::RequestId>,
+    ) -> (Watch, ServerMsg) {
+        let (mut watch, msg) = Watch::start(lobby, member, page_limit(Some(LOBBY_PAGE_MAX)), id);
+        watch.whole = true;
         (watch, msg)
     }
 
@@ -511,7 +527,10 @@ impl Watch {
         if behind {
             drop(rooms);
             let (watch, msg) = Watch::start(lobby, member, self.limit, None);
-            *self = watch;
+            *self = Watch {
+                whole: self.whole,
+                ..watch
+            };
             return Some(msg);
         }
         let mut ids: Vec<&RoomId> = rooms
@@ -572,6 +591,18 @@ impl Watch {
             return None;
         }
         self.total = total;
+        if self.whole {
+            let page = self
+                .shown
+                .values()
+                .filter_map(|id| rooms.by_id.get(id).map(|e| e.summary.clone()))
+                .collect();
+            return Some(ServerMsg::Lobby {
+                id: None,
+                rooms: page,
+                total,
+            });
+        }
         Some(ServerMsg::LobbyUpdate {
             rows,
             removed,

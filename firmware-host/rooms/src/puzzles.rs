@@ -28,8 +28,7 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use engine::{Cell, Game, IllegalMove, Mark, Position};
-use protocol::ErrorCode;
+use engine::{Cell, Game, Mark, Position};
 use protocol::puzzle::{
     AttemptId, AttemptStatus, MoveVerdict, PuzzleBoard, PuzzleKind, PuzzleOrigin,
     PuzzleRatingChange, PuzzleSource, PuzzleStep, PuzzleView, StreakView,
@@ -41,7 +40,7 @@ use tables::puzzle::{Attempt, Kind, Outcome, Puzzle, PuzzleId, Step};
 use tables::select;
 
 use crate::persistence::{PuzzleRecorded, PuzzleResult, PuzzleStanding};
-use crate::refusal::{Refusal, refuse};
+use crate::refusal::{Reason, Refusal, refuse};
 use crate::room::PlayerKey;
 
 /// Attempts one connection keeps; starting one more drops the oldest.
@@ -267,10 +266,9 @@ impl PuzzleBook {
                     Origin::ById,
                 ),
                 Err(_) => {
-                    return refuse(
-                        ErrorCode::UnknownPuzzle,
-                        format!("there is no puzzle {puzzle:?}"),
-                    );
+                    return refuse(Reason::UnknownPuzzle {
+                        puzzle: puzzle.clone(),
+                    });
                 }
             },
             PuzzleSource::Next { game } => (self.pick(*game, ctx.rng), Origin::Next),
@@ -292,16 +290,9 @@ impl PuzzleBook {
     ) -> Result<PuzzleView, Refusal> {
         let open = self.find_mut(attempt)?;
         if open.attempt.is_over() {
-            return refuse(
-                ErrorCode::GameOver,
-                "this attempt is over; retry it or start another",
-            );
+            return refuse(Reason::AttemptOver);
         }
-        let step = open.attempt.play(cell).map_err(|e| match e {
-            IllegalMove::NoSuchCell(_) => Refusal::new(ErrorCode::NoSuchCell, e.to_string()),
-            IllegalMove::Occupied(_) => Refusal::new(ErrorCode::CellOccupied, e.to_string()),
-            IllegalMove::GameOver => Refusal::new(ErrorCode::GameOver, e.to_string()),
-        })?;
+        let step = open.attempt.play(cell).map_err(Refusal::from)?;
         let origin = open.origin;
         let game = open.attempt.puzzle().game();
         let last = match step {
@@ -352,10 +343,7 @@ impl PuzzleBook {
     ) -> Result<PuzzleView, Refusal> {
         let open = self.find_mut(attempt)?;
         if !open.attempt.is_over() {
-            return refuse(
-                ErrorCode::NotFinished,
-                "an attempt can be retried once it is over",
-            );
+            return refuse(Reason::RetryOnlyWhenOver);
         }
         let puzzle = open.attempt.puzzle();
         let origin = match open.origin {
@@ -426,10 +414,7 @@ impl PuzzleBook {
     fn find_mut(&mut self, attempt: AttemptId) -> Result<&mut Open, Refusal> {
         match self.attempts.iter_mut().find(|o| o.id == attempt) {
             Some(open) => Ok(open),
-            None => refuse(
-                ErrorCode::UnknownAttempt,
-                format!("this connection has no attempt {attempt}"),
-            ),
+            None => refuse(Reason::UnknownAttempt { attempt }),
         }
     }
 
@@ -501,12 +486,7 @@ impl PuzzleBook {
                 s.step = step;
                 Ok(puzzle)
             }
-            _ => refuse(
-                ErrorCode::NoStreak,
-                format!(
-                    "step {step} does not follow this connection's streak: start one with step 0"
-                ),
-            ),
+            _ => refuse(Reason::NoStreak { step }),
         }
     }
 
@@ -615,6 +595,7 @@ fn move_verdict(v: Verdict) -> MoveVerdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::ErrorCode;
     use rand::SeedableRng;
     use rand::rngs::StdRng;
 

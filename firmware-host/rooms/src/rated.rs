@@ -1,4 +1,4 @@
-//! The rated-game budget of a client address (issue 10.3): every rated game is kept for ever
+//! The rated-game budget of a client address: every rated game is kept for ever
 //! (the ladder's history), so the number of rated games a network address can start bounds
 //! what that address can make the server keep. A game is charged once to each distinct
 //! address from which one of its two players is connected when it starts (the host's start,

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use protocol::{
-    ClientMsg, ErrorCode, Frame, Framing, PROTOCOL_VERSION, RequestId, RoomId, ServerMsg,
-    decode_client_payload,
+    ClientMsg, Frame, Framing, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION, RequestId, RoomId,
+    ServerMsg, decode_client_payload, v1,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
@@ -19,7 +19,7 @@ use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
 use crate::puzzles::{PuzzleBook, PuzzleCtx, Solver, today};
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal};
 use crate::room::{Intent, Member};
 use crate::shared::{Shared, wall_ms};
 use crate::wire::{Incoming, OPCODE_BINARY, OPCODE_TEXT, ReadError, Wire, close};
@@ -66,24 +66,10 @@ enum EventAct {
     Leave,
 }
 
-fn unknown_event(event: &str) -> Refusal {
-    Refusal::new(
-        ErrorCode::UnknownEvent,
-        format!("no event with id {event:?}"),
-    )
-}
-
-/// The wire's refusal of an arena's.
-fn arena_refusal(e: ArenaError) -> Refusal {
-    let code = match e {
-        ArenaError::SignInRequired => ErrorCode::SignInRequired,
-        ArenaError::NotInEvent => ErrorCode::NotInEvent,
-        ArenaError::EventOver => ErrorCode::EventOver,
-        ArenaError::EventFull => ErrorCode::EventFull,
-        // Not answers to a player's intent; said plainly if they ever are.
-        ArenaError::UnknownGame | ArenaError::AlreadyStarted => ErrorCode::Unavailable,
-    };
-    Refusal::new(code, e.to_string())
+fn unknown_event(event: &str) -> Reason {
+    Reason::UnknownEvent {
+        event: event.to_owned(),
+    }
 }
 
 /// Why the loop ends.
@@ -99,6 +85,8 @@ struct Session<S> {
     member: Arc<Member>,
     framing: Framing,
     hello: bool,
+    /// The protocol version the client's hello named (the newest until then).
+    version: u32,
     bad_frames: u32,
     /// Frames refused on this connection, for logging the 1st, 2nd, 4th, 8th …
     refused: u32,
@@ -163,6 +151,7 @@ where
         member,
         framing: Framing::Text,
         hello: false,
+        version: PROTOCOL_VERSION,
         bad_frames: 0,
         refused: 0,
         broken: false,
@@ -188,7 +177,7 @@ where
     } else {
         Stop::Close(close::AWAY, "")
     };
-    // Made once, not at every turn of the loop (issue 13): a watch's `changed` future adds
+    // Made once, not at every turn of the loop: a watch's `changed` future adds
     // itself to the watch's waiters when polled and takes itself off when dropped, and a
     // `Sleep` is a timer entry, on every frame in and every message out. Each fires once, and
     // the loop ends when it does.
@@ -204,7 +193,7 @@ where
     let mut lobby_resting = false;
     while matches!(stop, Stop::Continue) && !s.broken {
         tokio::select! {
-            // In this order, without drawing a random one first (issue 13): the client's frames
+            // In this order, without drawing a random one first: the client's frames
             // (which the message limit bounds), then what rooms queued (up to `OUT_BATCH` a
             // turn), then the rest, which fire once.
             biased;
@@ -253,7 +242,7 @@ where
             }
             () = &mut hello_timer, if !s.hello => {
                 tracing::info!(conn = s.member.conn, timeout_s = shared.config.hello_timeout.as_secs(), "WebSocket closed: no hello in time");
-                s.error(None, ErrorCode::HelloRequired, "no hello in time; closing").await;
+                s.refuse(None, Reason::NoHelloInTime).await;
                 stop = Stop::Close(close::POLICY, "no hello in time");
             }
             Some(next) = inbox.recv() => {
@@ -285,7 +274,7 @@ where
                     .as_mut()
                     .and_then(|watch| watch.refresh(&s.shared.lobby, &s.member));
                 if let Some(update) = update
-                    && !s.send(update).await
+                    && !s.send_lobby(update).await
                 {
                     break;
                 }
@@ -308,7 +297,7 @@ where
                 // S3: the session ended elsewhere (sign-out, password change); the client
                 // reconnects and is a guest once its cookie is gone.
                 tracing::info!(conn = s.member.conn, "WebSocket closed: session ended");
-                s.error(None, ErrorCode::SignedOut, "you were signed out; reconnect").await;
+                s.refuse(None, Reason::SignedOut).await;
                 stop = Stop::Close(SIGNED_OUT_CLOSE, "signed_out");
             }
         }
@@ -338,7 +327,7 @@ where
 
 /// Whether `write` succeeded, or `Elapsed` when it did not finish within `timeout`. The timer
 /// is made only when the write has to wait: a socket that takes the bytes at once (nearly
-/// every write) costs no timer entry made and cancelled (issue 13).
+/// every write) costs no timer entry made and cancelled.
 async fn bounded<F, E>(
     timeout: std::time::Duration,
     write: F,
@@ -379,6 +368,18 @@ where
     async fn send(&mut self, msg: ServerMsg) -> bool {
         let frame = msg.encode(self.framing);
         self.write(&frame).await && self.flush().await
+    }
+
+    /// Sends a lobby page or update in the client's protocol version: version 1's `lobby`
+    /// has no `total` (its watch never makes a `lobby_update`).
+    async fn send_lobby(&mut self, msg: ServerMsg) -> bool {
+        match msg {
+            ServerMsg::Lobby { id, rooms, .. } if self.version == v1::VERSION => {
+                let frame = v1::Lobby { id, rooms }.encode(self.framing);
+                self.write(&frame).await && self.flush().await
+            }
+            msg => self.send(msg).await,
+        }
     }
 
     /// Sends what rooms queued: `first`, then whatever else is already waiting (up to
@@ -501,17 +502,13 @@ where
             burst = self.shared.config.burst,
             "WebSocket closed: message flood"
         );
-        self.error(None, ErrorCode::Flood, "too many messages; closing")
-            .await;
+        self.refuse(None, Reason::Flood).await;
         Stop::Close(close::POLICY, "flood")
     }
 
-    async fn error(
-        &mut self,
-        id: Option<RequestId>,
-        code: ErrorCode,
-        message: impl Into<String>,
-    ) -> bool {
+    /// Tells the client alone why something was refused.
+    async fn refuse(&mut self, id: Option<RequestId>, refusal: impl Into<Refusal>) -> bool {
+        let Refusal { code, message, .. } = refusal.into();
         self.send(ServerMsg::error(id, code, message)).await
     }
 
@@ -519,7 +516,12 @@ where
         // The reply uses the framing of the client's last frame.
         self.framing = framing;
         let max = self.shared.config.max_frame_bytes;
-        let msg = match decode_client_payload(framing, self.ws.payload(), max) {
+        let decoded = if self.version == v1::VERSION {
+            v1::decode_client_frame(framing, self.ws.payload(), max)
+        } else {
+            decode_client_payload(framing, self.ws.payload(), max)
+        };
+        let msg = match decoded {
             Ok(msg) => msg,
             Err(e) => {
                 self.bad_frames += 1;
@@ -531,7 +533,7 @@ where
                 } else {
                     tracing::debug!(conn = self.member.conn, code = %e.code(), error = %e, "frame refused");
                 }
-                self.error(None, e.code(), e.to_string()).await;
+                self.refuse(None, Reason::Frame(e)).await;
                 if self.bad_frames >= self.shared.config.max_bad_frames {
                     tracing::warn!(
                         conn = self.member.conn,
@@ -545,24 +547,24 @@ where
         self.bad_frames = 0;
         if !self.hello {
             return match msg {
-                ClientMsg::Hello { version } if version == PROTOCOL_VERSION => {
+                ClientMsg::Hello { version }
+                    if (OLDEST_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&version) =>
+                {
                     self.hello = true;
+                    self.version = version;
                     Stop::Continue
                 }
                 ClientMsg::Hello { version } => {
-                    self.error(
-                        None,
-                        ErrorCode::UnsupportedVersion,
-                        format!(
-                            "this server speaks protocol version {PROTOCOL_VERSION}, not {version}"
-                        ),
-                    )
-                    .await;
+                    let versions = Reason::UnsupportedVersion {
+                        version,
+                        oldest: OLDEST_PROTOCOL_VERSION,
+                        newest: PROTOCOL_VERSION,
+                    };
+                    self.refuse(None, versions).await;
                     Stop::Close(close::PROTOCOL, "unsupported protocol version")
                 }
                 other => {
-                    self.error(other.id(), ErrorCode::HelloRequired, "send hello first")
-                        .await;
+                    self.refuse(other.id(), Reason::HelloRequired).await;
                     Stop::Continue
                 }
             };
@@ -575,8 +577,7 @@ where
         let id = msg.id();
         let intent = match msg {
             ClientMsg::Hello { .. } => {
-                self.error(None, ErrorCode::BadFrame, "hello was already received")
-                    .await;
+                self.refuse(None, Reason::HelloAgain).await;
                 return;
             }
             ClientMsg::Ping { id } => {
@@ -584,10 +585,13 @@ where
                 return;
             }
             ClientMsg::WatchLobby { id, limit } => {
-                let (watch, page) =
-                    Watch::start(&self.shared.lobby, &self.member, page_limit(limit), id);
+                let (watch, page) = if self.version == v1::VERSION {
+                    Watch::start_whole(&self.shared.lobby, &self.member, id)
+                } else {
+                    Watch::start(&self.shared.lobby, &self.member, page_limit(limit), id)
+                };
                 self.lobby = Some(watch);
-                self.send(page).await;
+                self.send_lobby(page).await;
                 return;
             }
             ClientMsg::UnwatchLobby { id } => {
@@ -602,7 +606,7 @@ where
                         self.forward(Intent::Open, id).await;
                     }
                     Err(refusal) => {
-                        self.error(id, refusal.code, refusal.message).await;
+                        self.refuse(id, refusal).await;
                     }
                 }
                 return;
@@ -705,14 +709,14 @@ where
                 .await;
             }
             Err(refusal) => {
-                self.error(id, refusal.code, refusal.message).await;
+                self.refuse(id, refusal).await;
             }
         }
     }
 
     /// The event's task, or the refusal for an event without one: `event_over` for a stored
     /// event that is over, `unknown_event` for none.
-    async fn live_event(&self, event: &str) -> Result<ArenaHandle, Refusal> {
+    async fn live_event(&self, event: &str) -> Result<ArenaHandle, Reason> {
         let book = self.shared.events();
         if let Some(arena) = book.as_ref().and_then(|b| b.live(event)) {
             return Ok(arena);
@@ -729,7 +733,7 @@ where
             None => None,
         };
         Err(match stored {
-            Some(_) => Refusal::new(ErrorCode::EventOver, "the event is over"),
+            Some(_) => Reason::Arena(ArenaError::EventOver),
             None => unknown_event(event),
         })
     }
@@ -750,8 +754,7 @@ where
                     .await;
                 }
                 None => {
-                    self.error(id, ErrorCode::Unavailable, "the event's task has stopped")
-                        .await;
+                    self.refuse(id, Reason::EventStopped).await;
                 }
             }
             return;
@@ -773,18 +776,15 @@ where
                 .await;
             }
             Ok(Ok(None)) => {
-                let refusal = unknown_event(event);
-                self.error(id, refusal.code, refusal.message).await;
+                self.refuse(id, unknown_event(event)).await;
             }
             Ok(Err(e)) => {
                 tracing::warn!(event, error = %e, "cannot read a stored event");
-                self.error(id, ErrorCode::Storage, "the event could not be read")
-                    .await;
+                self.refuse(id, Reason::EventUnreadable).await;
             }
             Err(e) => {
                 tracing::error!(event, error = %e, "reading a stored event panicked");
-                self.error(id, ErrorCode::Storage, "the event could not be read")
-                    .await;
+                self.refuse(id, Reason::EventUnreadable).await;
             }
         }
     }
@@ -829,18 +829,14 @@ where
     async fn event_intent(&mut self, id: Option<RequestId>, event: &str, act: EventAct) {
         let arena = match self.live_event(event).await {
             Ok(arena) => arena,
-            Err(refusal) => {
-                self.error(id, refusal.code, refusal.message).await;
+            Err(reason) => {
+                self.refuse(id, reason).await;
                 return;
             }
         };
         let Some(user) = self.member.user() else {
-            self.error(
-                id,
-                ErrorCode::SignInRequired,
-                "sign in to play in the event; guests can watch",
-            )
-            .await;
+            self.refuse(id, Reason::Arena(ArenaError::SignInRequired))
+                .await;
             return;
         };
         if self
@@ -875,12 +871,10 @@ where
                 .await;
             }
             Some(Err(e)) => {
-                let refusal = arena_refusal(e);
-                self.error(id, refusal.code, refusal.message).await;
+                self.refuse(id, Reason::Arena(e)).await;
             }
             None => {
-                self.error(id, ErrorCode::Unavailable, "the event's task has stopped")
-                    .await;
+                self.refuse(id, Reason::EventStopped).await;
             }
         }
     }
@@ -956,12 +950,8 @@ where
             return;
         }
         let Some(handle) = self.shared.lobby.handle(id) else {
-            self.error(
-                request,
-                ErrorCode::UnknownRoom,
-                format!("there is no room {id}"),
-            )
-            .await;
+            self.refuse(request, Reason::UnknownRoom { room: id.clone() })
+                .await;
             return;
         };
         let (accepted, answer) = oneshot::channel();
@@ -975,8 +965,7 @@ where
             })))
             .await;
         if !sent {
-            self.error(request, ErrorCode::RoomClosed, "the room has closed")
-                .await;
+            self.refuse(request, Reason::RoomClosed).await;
             return;
         }
         // The room answers the client itself (snapshot or error); this only says whether the
@@ -1001,8 +990,7 @@ where
     async fn forward(&mut self, intent: Intent, id: Option<RequestId>) {
         // Borrowed, not cloned: a clone copies the room's id (an allocation every move).
         let Some(room) = self.room.as_ref() else {
-            self.error(id, ErrorCode::NotInRoom, "open or join a room first")
-                .await;
+            self.refuse(id, Reason::NoCurrentRoom).await;
             return;
         };
         let sent = room
@@ -1016,8 +1004,7 @@ where
             .await;
         if !sent {
             self.room = None;
-            self.error(id, ErrorCode::RoomClosed, "the room has closed")
-                .await;
+            self.refuse(id, Reason::RoomClosed).await;
         }
     }
 }

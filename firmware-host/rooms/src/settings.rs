@@ -2,10 +2,10 @@
 //! becomes [`Settings`], which is always valid (SPEC M1.1, M1.2, M2.1, M3.1, M3.7).
 
 use engine::{Game, Mark};
-use protocol::{CreateRoom, ErrorCode, JoiningRequest, OpponentRequest};
+use protocol::{CreateRoom, JoiningRequest, OpponentRequest};
 use serde::{Deserialize, Serialize};
 
-use crate::refusal::Refusal;
+use crate::refusal::{Reason, Refusal, refuse};
 
 /// The choices of Infinite XO's move clock, in seconds (M3.1).
 pub const TIMES_PER_MOVE_S: [u8; 3] = [5, 10, 30];
@@ -50,20 +50,14 @@ impl Settings {
         let opponent = match &req.opponent {
             OpponentRequest::Player { joining } => {
                 if !signed_in {
-                    return Err(Refusal::new(
-                        ErrorCode::SignInRequired,
-                        "sign in to create an online room; guests can play the bot or a friend here",
-                    ));
+                    return refuse(Reason::SignInToCreate);
                 }
                 let policy = match joining {
                     JoiningRequest::Open => Policy::Open,
                     JoiningRequest::Approval => Policy::Approval,
                     JoiningRequest::Passcode { code } => {
                         if code.len() != 4 || !code.bytes().all(|b| b.is_ascii_digit()) {
-                            return Err(Refusal::new(
-                                ErrorCode::BadSettings,
-                                "the passcode must be exactly four digits",
-                            ));
+                            return refuse(Reason::PasscodeDigits);
                         }
                         Policy::Passcode(code.clone())
                     }
@@ -73,10 +67,7 @@ impl Settings {
             OpponentRequest::Bot { difficulty, side } => {
                 let difficulty = difficulty.unwrap_or(tables::bot::DEFAULT_DIFFICULTY);
                 if difficulty > tables::bot::MAX_DIFFICULTY {
-                    return Err(Refusal::new(
-                        ErrorCode::BadSettings,
-                        "the bot's difficulty is 0 to 100",
-                    ));
+                    return refuse(Reason::Difficulty);
                 }
                 Opponent::Bot {
                     difficulty,
@@ -91,10 +82,7 @@ impl Settings {
             Game::Infinite => {
                 let s = req.time_per_move_s.unwrap_or(DEFAULT_TIME_PER_MOVE_S);
                 if !TIMES_PER_MOVE_S.contains(&s) {
-                    return Err(Refusal::new(
-                        ErrorCode::BadSettings,
-                        "the time per move is 5, 10 or 30 seconds",
-                    ));
+                    return refuse(Reason::TimePerMove);
                 }
                 Some(u32::from(s) * 1000)
             }
@@ -128,19 +116,20 @@ impl Settings {
 /// M2.1: two names, required, at most 20 characters, unique ignoring case and surrounding
 /// spaces (the rules of [`protocol::rules`], which the UI checks too). Returns them trimmed.
 pub fn local_names(names: &[String; 2]) -> Result<[String; 2], Refusal> {
-    protocol::rules::check_local_names(names).map_err(|e| match e {
-        // Name the clash, so the players see which name to change.
-        protocol::rules::NameError::Clash => Refusal::new(
-            ErrorCode::NameClash,
-            format!("{e}: both are called {}", names[0].trim()),
-        ),
-        _ => Refusal::new(ErrorCode::BadName, e.to_string()),
+    protocol::rules::check_local_names(names).map_err(|e| {
+        Refusal::from(match e {
+            protocol::rules::NameError::Clash => Reason::NameClash {
+                name: names[0].trim().to_owned(),
+            },
+            _ => Reason::BadName(e),
+        })
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::ErrorCode;
 
     fn req(game: Game, opponent: OpponentRequest, time: Option<u8>) -> CreateRoom {
         CreateRoom {

@@ -31,7 +31,7 @@ pub(crate) struct Shared {
     next_conn: AtomicU64,
     /// Every open connection.
     pub(crate) conns: Conns,
-    /// Rated games started per client address (issue 10.3).
+    /// Rated games started per client address.
     rated: RatedBudget,
     /// Today's daily puzzle solves (PZ4).
     pub(crate) daily: crate::puzzles::DailySolves,
@@ -46,7 +46,7 @@ pub(crate) struct Shared {
 /// The tasks shutdown waits on (each open room's). Finished ones are swept out when the list
 /// has grown by an eighth (at least [`SWEEP_AT_LEAST`]) since the last sweep, not at every task
 /// started: a sweep looks at every task, so sweeping at each room's start cost time that grew
-/// with the rooms open (issue 13), about eight looks per task started now. And not rarer: a
+/// with the rooms open, about eight looks per task started now. And not rarer: a
 /// finished room's task keeps its memory (about 4.5 KB) until its handle here is dropped, and
 /// sweeping only when the list had doubled kept up to one finished room per open room.
 #[derive(Default)]
@@ -124,7 +124,7 @@ impl Shared {
         )
     }
 
-    /// An id no open room and no stored game has (issue 10.4: a new room must not clash with
+    /// An id no open room and no stored game has (a new room must not clash with
     /// an old game, or its result could not be stored).
     pub(crate) fn fresh_room_id<R: rand::Rng>(&self, rng: &mut R) -> String {
         self.lobby.fresh_id(rng, |id| self.id_of_stored_game(id))

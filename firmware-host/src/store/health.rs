@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
+pub use protocol::http::{StorageHealth, StorageState};
 use rooms::StoreError;
-use serde::Serialize;
 
 /// The card is nearly full when less than this share of it is free (one tenth)…
 const NEARLY_FULL_SHARE: u64 = 10;
@@ -12,36 +12,6 @@ const NEARLY_FULL_SHARE: u64 = 10;
 /// plenty, and the most one address can make the server write in a day is far below it
 /// (BENCHMARKS.md "Storage").
 const NEARLY_FULL_BYTES: u64 = 64 * 1024 * 1024;
-
-/// The card's state, worst first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StorageState {
-    /// Writes fail: full, I/O errors, read-only. Play goes on in memory; results wait.
-    Failing,
-    /// Writes work, but little space is left.
-    NearlyFull,
-    Ok,
-}
-
-/// The card as `/api/health` reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct StorageHealth {
-    pub state: StorageState,
-    /// Why it is not `ok`, for people: the failing write's error, or the space left.
-    pub reason: Option<String>,
-    /// The failure is a full card (no space left).
-    pub full: bool,
-    pub free_bytes: Option<u64>,
-    pub total_bytes: Option<u64>,
-}
-
-impl StorageHealth {
-    /// Whether the server should report itself degraded.
-    pub fn degraded(&self) -> bool {
-        self.state != StorageState::Ok
-    }
-}
 
 /// Free and total bytes of the file system holding `dir`, for an unprivileged process.
 pub fn free_space(dir: &Path) -> Option<(u64, u64)> {

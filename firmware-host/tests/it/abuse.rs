@@ -4,8 +4,8 @@
 //! never send hello), readers that never read, repeated wrong passwords and wrong passcodes,
 //! request bodies trickled a byte at a time, all at once, while a well-behaved client on its own
 //! address keeps playing a bot game, pinging and asking `/api/health`, and is measured (for the
-//! whole round, and for the time each kind of abuse ran). Then issue 11.3's descriptor
-//! exhaustion: 1,100
+//! whole round, and for the time each kind of abuse ran). Then descriptor exhaustion
+//! (S4): 1,100
 //! connections from one address against a server whose open-files limit is 1,024 (`prlimit`),
 //! once with the per-address cap and once with only the shedding near the limit, again with the
 //! well-behaved client measured.
@@ -580,7 +580,7 @@ async fn wrong_passwords(addr: SocketAddr, block: u8) {
     assert_eq!(status, 200, "{body}");
 }
 
-/// Request bodies trickled one byte every half second (issue 11.3: a body was never timed
+/// Request bodies trickled one byte every half second (a body was never timed
 /// out, so each held a descriptor for ever): every one is answered `408 body_timeout` once the
 /// handshake timeout has passed. Returns how many, and the longest until the answer.
 async fn slow_bodies(addr: SocketAddr, block: u8, n: usize) -> (usize, Duration) {
@@ -863,7 +863,7 @@ fn report(windows: &[Window], ws: &Samples, http: &Samples) {
     }
 }
 
-/// Issue 11.3 with the Pi's default open-files limit: 1,100 connections from one address
+/// S4 with the Pi's default open-files limit: 1,100 connections from one address
 /// against a server run under `prlimit --nofile=1024:1024`, held while the well-behaved client
 /// (on 127.0.0.1) plays and asks `/api/health` for a few seconds; with the per-address cap
 /// (`cap: true`) or only with shedding near the limit. Returns the client's samples.

@@ -1,4 +1,4 @@
-//! Connections cannot be exhausted from one address (issue 11.3), against the real
+//! Connections cannot be exhausted from one address, against the real
 //! `firmware-host` process: request bodies time out as headers do, and 1,100 connections from
 //! one address against a server whose open-files limit is 1,024 (set with `prlimit`, from
 //! util-linux) leave another address served within [`ANSWER_BOUND`] — by the per-address cap,

@@ -1,4 +1,4 @@
-//! Cross-site requests refused (issue 11.4), against the real `firmware-host` process:
+//! Cross-site requests refused, against the real `firmware-host` process:
 //! state changes only as JSON and, from a browser, only from this server's own pages; a
 //! foreign `Host` (DNS rebinding) is refused; every page carries the Content-Security-Policy.
 

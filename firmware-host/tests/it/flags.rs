@@ -1,4 +1,4 @@
-//! Operators' and tests' flags (issue 12.7) reach the real process: documented in `--help`,
+//! Operators' and tests' flags reach the real process: documented in `--help`,
 //! and the per-connection message limit is the one the WebSocket announces and enforces.
 
 use crate::support;
@@ -114,7 +114,7 @@ async fn the_message_limit_flags_reach_the_hub() {
     server.stop_with("-TERM");
 }
 
-/// M3.7 with `--xo-move-limit` (issue 12.7): a rated XO room announces the operator's limit
+/// M3.7 with `--xo-move-limit`: a rated XO room announces the operator's limit
 /// and forfeits the game to the opponent when it runs out; Infinite XO keeps its chosen time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_xo_move_limit_flag_reaches_rated_rooms() {

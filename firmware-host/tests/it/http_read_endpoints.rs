@@ -130,7 +130,7 @@ async fn game_ids_are_percent_decoded() {
             id: "local game".into(),
             game: Game::Xo,
             rated: false,
-            // A registered player's bot game: games without one are not stored (issue 10.3).
+            // A registered player's bot game: games without one are not stored.
             x: PlayerRef::User {
                 id: 0,
                 name: "Sara".into(),

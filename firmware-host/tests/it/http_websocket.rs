@@ -224,8 +224,8 @@ fn masked_text(payload: &str, key: [u8; 4]) -> Vec<u8> {
 
 /// Bytes a client sends right behind its upgrade request, in the same packet, before it has
 /// the server's 101 (allowed: the server reads the WebSocket from the end of the request on),
-/// are read as the connection's first frames, not lost with hyper's buffer (issue 13 hands the
-/// TCP socket itself to the WebSocket).
+/// are read as the connection's first frames, not lost with hyper's buffer (the server hands the
+/// TCP socket itself to the WebSocket, and hyper may have read past the request).
 #[tokio::test]
 async fn frames_sent_with_the_upgrade_request_are_read_not_lost() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};

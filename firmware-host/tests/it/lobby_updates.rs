@@ -1,4 +1,4 @@
-//! A lobby watcher on a busy server (issue 13.4): the changes of a burst of rooms reach it as
+//! A lobby watcher on a busy server: the changes of a burst of rooms reach it as
 //! a few `lobby_update`s, at most one every 100 ms (PROTOCOL.md, "Lobby"), that add up to the
 //! lobby the server holds; a lone change after the burst still arrives at once.
 

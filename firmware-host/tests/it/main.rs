@@ -28,6 +28,7 @@ mod owner_boot_code;
 mod owner_http;
 mod owner_settings;
 mod owner_update;
+mod protocol_v1;
 mod public_url;
 mod puzzles;
 mod rated_games_limit;

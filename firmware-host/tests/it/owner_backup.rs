@@ -1,4 +1,4 @@
-//! Backup and restore (SPEC O3, issue 16.2, 16.4) against the real `firmware-host` process:
+//! Backup and restore (SPEC O3) against the real `firmware-host` process:
 //! a backup of one kiosk restored on a fresh one gives the same data (accounts sign in,
 //! ladders, games); a damaged, cut or newer file is refused with nothing changed; the replaced
 //! data is kept as a backup; a backup of an older schema goes through the same migration as an
@@ -330,7 +330,7 @@ async fn uploads_refuse_what_a_cross_site_form_can_send() {
     server.stop_with("-TERM");
 }
 
-/// Issue 13, memory that does not grow with the file: an owner's backup reads every page of a
+/// Memory that does not grow with the file (a kiosk has little): an owner's backup reads every page of a
 /// file of 40,000 rated games (a 17 MB backup); the server keeps at most its page cache of
 /// them (`store::CACHE_BYTES`, 2 MiB). With redb's default 1 GiB cache this debug build grew
 /// by 11.6 MB here, against 2.4 MB with a 4 MiB cache; `scripts/bench cache` measured the

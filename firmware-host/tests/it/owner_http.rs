@@ -1,4 +1,4 @@
-//! Owner mode through the real HTTP API (SPEC O1, O2; issue 16.1, 11.5): a code from the
+//! Owner mode through the real HTTP API (SPEC O1, O2): a code from the
 //! kiosk's screen or `firmware-host owner-code` makes a signed-in account an owner; every owner
 //! endpoint is checked on the server; the last owner stays; an account deleted by its player
 //! or removed by an owner leaves its games to the other players with the name replaced.

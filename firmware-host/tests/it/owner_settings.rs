@@ -1,4 +1,4 @@
-//! The kiosk's settings an owner saves (issue 16.2), through the real HTTP API of the real
+//! The kiosk's settings an owner saves, through the real HTTP API of the real
 //! `firmware-host` process on a real redb file: saved settings override the flags, are in
 //! force at once (`/api/config`, the status display) and after a restart; concurrent saves end
 //! in one of them whole; bad values are refused with the field's code and nothing stored;

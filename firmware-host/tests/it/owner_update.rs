@@ -1,4 +1,4 @@
-//! The owner's update upload and restart (issue 16.3, the HTTP side) against the real
+//! The owner's update upload and restart (the HTTP side) against the real
 //! `firmware-host` process: only an owner may upload, a file that is no `firmware-host` binary
 //! is refused with the update check's own reason and nothing kept, the update status and the
 //! health page (with the recent warnings) are served, and a restart stops the process cleanly (the image's launcher starts it again).

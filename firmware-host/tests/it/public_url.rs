@@ -1,4 +1,4 @@
-//! U7 and issue 15.3 with the real binary: the address in the kiosk's QR code
+//! U7 with the real binary: the address in the kiosk's QR code
 //! (`public_url` in `GET /api/config`) is the device's LAN IP address when the server listens
 //! on every interface, follows a changed address (a DHCP renewal), and comes with the `.local`
 //! name and the guest Wi-Fi network from the settings.

@@ -1,4 +1,4 @@
-//! Issue 10.3 through the real process: rated games are kept for ever, so one network address
+//! Rated games are kept for ever, so one network address
 //! may start only `--max-rated-games-per-address` of them within an hour (a game counts for
 //! each address its two players are connected from). Before, two accounts of one address could
 //! play about 100 short rated games a second, about 4 GB a day on the card.

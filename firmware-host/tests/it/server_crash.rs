@@ -19,7 +19,7 @@
 //!   the two players of one pair, host in seat 1;
 //! - every pair's open room as a player saw it more than the durability deadline (1 s, plus
 //!   0.5 s for the sync on a loaded machine) before the kill is in the file with at least
-//!   those moves, unless its game finished and is stored (issue 10.1).
+//!   those moves, unless its game finished and is stored.
 //!
 //! After each restart, over HTTP: every session cookie authenticates (`/api/me`), one account
 //! signs in again (a fresh cookie joins the list), the lobby lists exactly the rooms saved in the
@@ -92,7 +92,7 @@ struct Seen {
     open_moves_checked: usize,
 }
 
-/// What each pair's open room must hold after a kill (issue 10.1): its newest snapshot older
+/// What each pair's open room must hold after a kill: its newest snapshot older
 /// than the promised loss bound (a second) plus the slack the sync itself may take on a loaded machine.
 fn must_be_open(seen: &Seen, killed_at: Instant) -> Vec<(String, Vec<u8>)> {
     let old_enough = LOSS_BOUND + Duration::from_millis(500);
@@ -673,7 +673,7 @@ fn check_file(
         saved_moves.insert(id.clone(), room.view_for(room.host(), 0).moves);
         rooms.insert(id, phase);
     }
-    // Issue 10.1: every open room as it was more than the deadline before the kill is in the
+    // Every open room as it was more than the deadline before the kill is in the
     // file with at least those moves, unless its game finished and is stored.
     let (mut open_checked, mut open_moves_checked) = (0, 0);
     for (id, moves) in open {

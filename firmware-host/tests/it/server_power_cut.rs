@@ -1,4 +1,4 @@
-//! P3 under a power cut, for open rooms (issue 10.1): whatever an open room looked like more
+//! P3 under a power cut, for open rooms: whatever an open room looked like more
 //! than [`LOSS_BOUND`] before the cut survives it. The real server is killed with SIGKILL
 //! (no chance to flush) at several delays after the last move of an active game, and
 //! restarted on the same data directory: every move older than the deadline (plus [`SLACK`]

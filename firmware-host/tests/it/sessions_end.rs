@@ -1,4 +1,4 @@
-//! Sessions end everywhere (issue 11.5), against the real `firmware-host` process: signing
+//! Sessions end everywhere, against the real `firmware-host` process: signing
 //! out closes that session's WebSockets, which then come back as guests; other sessions of the
 //! same player are untouched.
 

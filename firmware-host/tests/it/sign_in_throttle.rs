@@ -1,5 +1,4 @@
-//! The sign-in throttle against the real `firmware-host` process (issue 11.1, 11.2, 11.8,
-//! 10.3): attempts are counted when admitted, so a held burst cannot race it; a browser with
+//! The sign-in throttle against the real `firmware-host` process (S1, S4): attempts are counted when admitted, so a held burst cannot race it; a browser with
 //! the account's device cookie is exempt from the username's lock-out; registrations are
 //! limited per address; failed sign-ins never log the typed username.
 

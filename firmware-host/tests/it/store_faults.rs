@@ -1,4 +1,4 @@
-//! A failing card is survived, reported and healed (issue 10.2), on the real store and the real
+//! A failing card is survived, reported and healed, on the real store and the real
 //! redb file: a `StorageBackend` wrapper (redb's own trait, as redb's crash tests do) fails
 //! reads, writes, `set_len` or `sync_data` on command. Every failure leaves the file
 //! consistent, nothing committed is lost, `health()` says why while it fails, and the store

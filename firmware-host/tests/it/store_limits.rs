@@ -1,5 +1,5 @@
-//! Nobody can fill the card, and identifiers never collide with stored data (issue 10.3,
-//! 10.4), on the real store and redb file.
+//! Nobody can fill the card, and identifiers never collide with stored data (S4), on
+//! the real store and redb file.
 
 use engine::{Game, Mark};
 use firmware_host::store::{SESSIONS_KEPT, Store, UNRATED_KEPT};

@@ -1,4 +1,4 @@
-//! The protocol's contract as an outside client meets it (issue 12's defects, each named after the
+//! The protocol's contract as an outside client meets it (defects, each named after the
 //! rule it broke): the real server in-process on 127.0.0.1 with a real redb file, real
 //! WebSockets through `xo-client`, JSON framing.
 
@@ -154,7 +154,7 @@ async fn players<const N: usize>(s: &TestServer, names: [&str; N]) -> [Client; N
     out.try_into().map_err(|_| "N clients").expect("N clients")
 }
 
-/// Issue 12: a refused `join` (already_seated, not_joinable, room_full, wrong_passcode) used to
+/// A refused `join` (already_seated, not_joinable, room_full, wrong_passcode) used to
 /// switch the connection's current room to the target, so the player's next move in their own
 /// game got `spectator`, and a host's kick got `online_only`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -245,7 +245,7 @@ async fn refused_join_keeps_current_room() {
     .await;
 }
 
-/// Issue 12: an intent sent while its room was closing got no answer at all (the room stopped
+/// An intent sent while its room was closing got no answer at all (the room stopped
 /// reading its queue but kept it open while its last save finished). Every intent is answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_intent_to_a_closing_room_is_answered() {
@@ -292,7 +292,7 @@ async fn every_intent_to_a_closing_room_is_answered() {
     }
 }
 
-/// Issue 12, M3.4: `seat_moved` went only to viewers of the old room, so the player it concerns
+/// M3.4: `seat_moved` went only to viewers of the old room, so the player it concerns
 /// (now viewing the room that accepted them) never got it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn seat_moved_reaches_the_player_it_concerns() {
@@ -338,12 +338,12 @@ async fn seat_moved_reaches_the_player_it_concerns() {
     reopened.await;
 }
 
-/// Issue 12: XO snapshots listed marks sorted, while the protocol says oldest first (replays
+/// XO snapshots listed marks sorted, while the protocol says oldest first (replays
 /// and animations need the order). Snapshots and `/api/games/{id}` agree on play order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn xo_snapshot_lists_marks_in_play_order() {
     let s = TestServer::start().await;
-    // A rated game: games without a registered player are not stored (issue 10.3), and a
+    // A rated game: games without a registered player are not stored, and a
     // local game's seats are names, not accounts.
     let [mut sara, mut omar] = players(&s, ["sara", "omar"]).await;
     let room = create(&mut sara, Game::Xo, online(JoiningRequest::Open))
@@ -385,7 +385,7 @@ async fn xo_snapshot_lists_marks_in_play_order() {
     );
 
     // The stored game agrees: a signed-in player's bot game (games with no registered player
-    // are not stored, issue 10.3). X opens in the corner, then takes the lowest free cell.
+    // are not stored). X opens in the corner, then takes the lowest free cell.
     let bot = OpponentRequest::Bot {
         difficulty: Some(0),
         side: Some(Mark::X),
@@ -410,8 +410,8 @@ async fn xo_snapshot_lists_marks_in_play_order() {
     assert_eq!(view.o, o_from_moves);
 }
 
-/// Issue 11.6, M3.5: a kick banned only the account, so the kicked person could watch again
-/// signed out in the same browser (the same guest cookie). Issue 11.7: the lobby offered them
+/// M3.5: a kick banned only the account, so the kicked person could watch again
+/// signed out in the same browser (the same guest cookie), and the lobby offered them
 /// the room anyway.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kicked_person_signed_out_in_the_same_browser_is_refused() {
@@ -481,7 +481,7 @@ async fn follows(c: &mut Client, old: &str, what: &str) -> (RoomView, Option<Req
     .await
 }
 
-/// Issue 14.6, M3.12: after a local game, Play again starts the same setup with the sides
+/// M3.12: after a local game, Play again starts the same setup with the sides
 /// swapped in a new room, and whoever watched follows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn play_again_starts_the_same_setup_with_sides_swapped_and_watchers_follow() {
@@ -569,7 +569,7 @@ async fn play_again_is_answered_by_the_next_room_only() {
     );
 }
 
-/// Issue 14.6, M3.12: after a rated game either player offers a rematch; the other accepts; a
+/// M3.12: after a rated game either player offers a rematch; the other accepts; a
 /// new rated room with the same settings starts with colours swapped, and spectators follow.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn accepted_rematch_swaps_colours_in_a_new_rated_room_and_spectators_follow() {

@@ -1,7 +1,7 @@
 //! Whole games against the real server (in-process, real redb in a temporary folder, real
 //! WebSockets on 127.0.0.1), with typed clients speaking JSON or postcard: the rated endings,
-//! the join policies, kicks, M3.4, spectators, bot and local games, reconnection (issue 3,
-//! item 8). Clock expiry is covered with paused time in `firmware-host/rooms/tests`.
+//! the join policies, kicks, M3.4, spectators, bot and local games, reconnection (M3.10).
+//! Clock expiry is covered with paused time in `firmware-host/rooms/tests`.
 
 use crate::support;
 
@@ -596,7 +596,8 @@ async fn reconnection_resends_the_whole_room() {
     s.server.shutdown().await;
 }
 
-/// Issue 13 builds a game's snapshot once and completes it per reader. From outside: a burst of
+/// The server builds a game's snapshot once and completes it per reader, to save work on the
+/// hot path. From outside: a burst of
 /// twelve spectators (JSON and postcard) open the room at once, then a move is played; each of
 /// the two players and every spectator gets the move's snapshot with their own place in the
 /// room, the mover with its request id, and the spectators' snapshots are all the same.

@@ -558,8 +558,8 @@ impl Process {
 }
 
 /// Opens `n` connections from `from`, each sending the start of a request line and then
-/// nothing (past the first-bytes check, held by the header timeout): issue 11.3's descriptor
-/// flood. Returns those still open on our side (the server may close the rest at once).
+/// nothing (past the first-bytes check, held by the header timeout): a flood meant to use up the
+/// server's descriptors (S4). Returns those still open on our side (the server may close the rest at once).
 pub async fn half_requests(from: Ipv4Addr, addr: SocketAddr, n: usize) -> Vec<TcpStream> {
     let mut open = Vec::with_capacity(n);
     for _ in 0..n {

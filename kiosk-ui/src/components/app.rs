@@ -81,7 +81,7 @@ pub fn main_page(route: &Route) -> Option<Html> {
     })
 }
 
-/// The owner's pages (issue 16.2; `kiosk-owner.js`).
+/// The owner's pages (`kiosk-owner.js`).
 pub fn owner_page(route: &Route) -> Option<Html> {
     use super::{owner, owner_backup, owner_players, owner_rooms, owner_seasons, owner_update};
     let Route::Owner(section) = route else {

@@ -1,4 +1,4 @@
-//! Deleting one's own account from the profile page (issue 11.5), behind a confirmation that
+//! Deleting one's own account from the profile page, behind a confirmation that
 //! asks for the password.
 
 use web_sys::HtmlInputElement;

@@ -1,4 +1,4 @@
-//! The owner's settings page (issue 16.2, `/owner/settings`): the kiosk's idle time, the
+//! The owner's settings page (`/owner/settings`): the kiosk's idle time, the
 //! public address its QR code shows, the language pages open in and the guests' Wi-Fi network,
 //! and when the kiosk's screen sleeps, which an owner would otherwise edit on the SD card. The server checks every field and
 //! answers a refusal with the field's code; the page words it in the reader's language.

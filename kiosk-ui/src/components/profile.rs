@@ -1,6 +1,6 @@
 //! A player's profile (E5): username, both ratings, points, win/draw/loss per game and recent
 //! games with their replay; their puzzles (PZ3, PZ5): puzzle rating, solved / tried and best
-//! streak per game, and recent puzzles with their replay; on one's own profile, the password change (issue 11.5: the current
+//! streak per game, and recent puzzles with their replay; on one's own profile, the password change (the current
 //! password is required, and every other session of the account ends).
 
 use engine::Game;

@@ -1,4 +1,4 @@
-//! U13 (issue 30.3): the idle kiosk invites. Its home, left alone for the idle time, cycles
+//! U13: the idle kiosk invites. Its home, left alone for the idle time, cycles
 //! through what is happening (a game in progress on a live mini-board, the latest results, the
 //! ladders' top, the day's puzzle) with the QR code in view throughout, and the next touch brings the controls
 //! back without acting on what was under the finger. A kiosk left watching a game stays while

@@ -1,4 +1,4 @@
-//! Browser tests of the web UI (issue 4): the real server with the UI embedded, driven through
+//! Browser tests of the web UI: the real server with the UI embedded, driven through
 //! headless Chromium. Run by `scripts/test-browser`; ignored by a plain `cargo test` because
 //! they need Chromium and a server binary built with the UI.
 
@@ -437,7 +437,7 @@ return {
 };
 "#;
 
-/// Issue 15.3 at 800×480: beside the QR code, the address a phone types stays on one line and
+/// U7 at 800×480: beside the QR code, the address a phone types stays on one line and
 /// the `.local` name under it never breaks inside itself ("or type" may wrap before it), in
 /// English and in Arabic. The longest LAN address there is, with the server on every
 /// interface as on the Pi (so the name is shown).

@@ -1,4 +1,4 @@
-//! Issue 30.4: a normal page load leaves a clean console. A signed-out visitor's `/` and the
+//! A normal page load leaves a clean console. A signed-out visitor's `/` and the
 //! kiosk's `/kiosk` are opened in a fresh browser; chromedriver's `browser` log (the console and
 //! every failed request, `goog:loggingPrefs`) must hold no entry of level `SEVERE`: the
 //! signed-out state is asked without an error status (`/api/session`), and the icon the browser

@@ -1,4 +1,4 @@
-//! Issue 11.4: the pages carry a `Content-Security-Policy`, and the WASM app must work under
+//! The pages carry a `Content-Security-Policy`, and the WASM app must work under
 //! it. Headless Chromium loads the app from the real server, plays a move against the bot,
 //! opens the kiosk screen and the rules with fresh page loads, and no policy violation may be
 //! reported. Violations are caught by a `securitypolicyviolation` listener that Chromium runs

@@ -1,4 +1,4 @@
-//! Browser tests that play games through the real server's WebSocket (issue 4): a local game
+//! Browser tests that play games through the real server's WebSocket: a local game
 //! to a win, keyboard-only play, a bot game with hint, undo and replay, the kiosk's idle
 //! return, and a rated game between two browsers with a spectator. Run by
 //! `scripts/test-browser`.

@@ -1,4 +1,4 @@
-//! Browser tests of issue 14's rules for the kiosk and phones: what needs an answer comes to
+//! Browser tests of the kiosk's and phones' rules (U7, U12, M3.12): what needs an answer comes to
 //! the user in a banner at the top of the viewport (14.4), abandoned kiosk games end (14.5),
 //! Play again and Rematch in one tap, followed by spectators (14.6), Arabic keeps names,
 //! marks, numbers and clocks in reading order and words the names the server makes (14.7),
@@ -820,7 +820,7 @@ async fn a_seat_move_is_told_at_the_top_of_the_phone_it_moved() {
     .await;
 }
 
-/// Issue 15.1: a waiting room's link is read off the kiosk's screen by a phone, so it is on
+/// A waiting room's link is read off the kiosk's screen by a phone, so it is on
 /// the server's public address (as the QR code is), never the kiosk's own loopback address.
 #[tokio::test]
 #[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]

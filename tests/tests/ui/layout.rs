@@ -1,4 +1,4 @@
-//! Layout checks of every screen (issue 14.2): the game against the bot, a local game, an
+//! Layout checks of every screen: the game against the bot, a local game, an
 //! online room as a player and as a spectator, replay with analysis, the kiosk home with Live
 //! rooms, a profile, the leaderboard, the rules and sign-in, each at 800×480, 1024×600,
 //! 1280×800 and 360×640 in English and Arabic. [`xo_tests::LAYOUT_JS`] states the rules; a
@@ -159,7 +159,7 @@ async fn every_kiosk_screen_fits_every_size_in_both_languages() {
         problems.extend(check_screen(&c, "kiosk-bot-replay", KIOSK, &[MOVES]).await?);
 
         // A local XO game played to its end (nine moves, a win thrown away on the way), then
-        // its replay under the result banner: the screen of issue 30.
+        // its replay under the result banner: the longest list a kiosk screen shows (U13).
         open_live(&c, &format!("{base}/kiosk")).await?;
         click(&c, "#play-friend").await?;
         click(&c, "#friend-submit").await?;

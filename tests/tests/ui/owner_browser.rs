@@ -1,4 +1,4 @@
-//! Owner mode in the browser (SPEC O1, issue 16.1, 11.5), in English and Arabic: a long press
+//! Owner mode in the browser (SPEC O1), in English and Arabic: a long press
 //! on the kiosk's home (800×480) shows a one-time owner code; a phone signed in to an account
 //! enters it on /owner and becomes an owner; a player deletes their account from the profile
 //! page behind its confirmation. Run by `scripts/test-browser`.
@@ -182,7 +182,7 @@ async fn a_player_deletes_their_account_from_the_profile_in_both_languages() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The owner's pages (issue 16.2): from the kiosk's owner code to each page's main action, in
+// The owner's pages: from the kiosk's owner code to each page's main action, in
 // both languages, on the kiosk's 800×480 and a phone, checked against what the server holds.
 
 /// A phone the owner pages are checked on besides the kiosk.

@@ -1,4 +1,4 @@
-//! The owner's settings page in the browser (issue 16.2), against the real server: an owner on
+//! The owner's settings page in the browser, against the real server: an owner on
 //! a phone sees the kiosk's settings with their current values, a bad idle time is refused in
 //! words, then the owner saves a new default language and idle time; `/api/config` serves them
 //! and a fresh kiosk page opens in that language; a visitor's switch is remembered across a

@@ -1,4 +1,4 @@
-//! Issue 11.5 in the browser: the password change on one's own profile page. The current
+//! The password change on one's own profile page. The current
 //! password is required (a wrong one is refused in words, nothing changes); after the change
 //! this browser stays signed in and another browser signed in to the same account is signed
 //! out (its WebSocket comes back as a guest and the page says so without a reload); the new

@@ -1,4 +1,4 @@
-//! Issue 16.2 in the browser: a season the owner archived stays on the profiles of the players
+//! A season the owner archived stays on the profiles of the players
 //! who played it (SPEC O2). At 800 × 480, in English and Arabic, a player's profile lists each
 //! archived season, newest first, with their rank, rating and games on each ladder they played,
 //! and each links to that season's archived leaderboard. Run by

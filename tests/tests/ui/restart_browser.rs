@@ -1,4 +1,4 @@
-//! The owner's restart (issue 16.3) in the browser against the real process: the update page
+//! The owner's restart in the browser against the real process: the update page
 //! asks, says it is restarting, and once the server answers again (here started again by the
 //! test on the same port with the same data, as the image's service does) says in words that
 //! it is back and which version runs, with the owner still signed in. English and Arabic at

@@ -40,10 +40,7 @@ async fn centre(c: &Client, css: &str) -> Result<(f64, f64), String> {
         ),
     )
     .await?;
-    Ok((
-        v[0].as_f64().ok_or("no x")?,
-        v[1].as_f64().ok_or("no y")?,
-    ))
+    Ok((v[0].as_f64().ok_or("no x")?, v[1].as_f64().ok_or("no y")?))
 }
 
 /// What the server was told about the screen (asked from the kiosk's own page: loopback).
@@ -120,8 +117,7 @@ async fn the_waking_tap_on_a_sleeping_kiosk_places_no_mark() {
 
 #[tokio::test]
 #[ignore = "needs Chromium and the UI-built server: scripts/test-browser"]
-async fn in_the_sleep_hours_the_kiosk_sleeps_once_left_alone_and_the_waking_tap_presses_nothing()
-{
+async fn in_the_sleep_hours_the_kiosk_sleeps_once_left_alone_and_the_waking_tap_presses_nothing() {
     // Hours covering the whole day but its last minute, the kiosk's idle time 3 s.
     let server = Server::start_with(3, None, &["--screen-sleep", "00:00-23:59"]).await;
     let driver = Driver::start().await;

@@ -17,44 +17,38 @@
 //! anyone), and a spectator's `offer_draw` in an online room is `spectator`.
 
 use engine::Mark;
-use protocol::{ErrorCode, Phase};
+use protocol::Phase;
 
 use super::{Member, PlayerKey, Room};
-use crate::refusal::{Refusal, refuse};
+use crate::refusal::{Reason, Refusal, refuse};
 use crate::settings::Opponent;
 
 impl Room {
     /// M3.5: a kicked player can no longer view or rejoin the room.
     pub(super) fn check_not_kicked(&self, member: &Member) -> Result<(), Refusal> {
         if self.kicked.bans(member) {
-            return refuse(
-                ErrorCode::Kicked,
-                "the host removed you from this room; you cannot view or rejoin it",
-            );
+            return refuse(Reason::Kicked);
         }
         Ok(())
     }
 
     pub(super) fn check_host_waiting(&self, key: &PlayerKey) -> Result<(), Refusal> {
         if !self.is_online() {
-            return refuse(ErrorCode::OnlineOnly, "this room has no seats to manage");
+            return refuse(Reason::NoSeatsToManage);
         }
         if *key != self.host {
-            return refuse(ErrorCode::NotHost, "only the host can do that");
+            return refuse(Reason::NotHost);
         }
         if self.phase != Phase::Waiting {
-            return refuse(
-                ErrorCode::AlreadyStarted,
-                "only possible before the game starts",
-            );
+            return refuse(Reason::OnlyBeforeStart);
         }
         Ok(())
     }
 
     pub(super) fn check_playing(&self) -> Result<(), Refusal> {
         match self.phase {
-            Phase::Waiting => refuse(ErrorCode::NotStarted, "the game has not started yet"),
-            Phase::Finished => refuse(ErrorCode::GameOver, "the game is over"),
+            Phase::Waiting => refuse(Reason::NotStarted),
+            Phase::Finished => refuse(Reason::GameOver),
             Phase::Playing => Ok(()),
         }
     }
@@ -62,25 +56,22 @@ impl Room {
     /// The mark `key` moves for now, or why they cannot move.
     pub(super) fn check_may_move(&self, key: &PlayerKey) -> Result<Mark, Refusal> {
         if !self.is_player(key) {
-            return refuse(ErrorCode::Spectator, "spectators cannot move");
+            return refuse(Reason::SpectatorMove);
         }
         self.check_playing()?;
         let turn = self.record.position().turn();
         if self.controls(key) != Some(turn) {
-            return refuse(ErrorCode::NotYourTurn, "it is not your turn");
+            return refuse(Reason::NotYourTurn);
         }
         Ok(turn)
     }
 
     pub(super) fn check_online_player_playing(&self, key: &PlayerKey) -> Result<Mark, Refusal> {
         if !self.is_online() {
-            return refuse(ErrorCode::OnlineOnly, "draw offers are for online games");
+            return refuse(Reason::DrawOffersOnline);
         }
         let Some(mark) = self.seat_of(key).and_then(|s| self.seats[s].mark) else {
-            return refuse(
-                ErrorCode::Spectator,
-                "spectators cannot offer or answer draws",
-            );
+            return refuse(Reason::SpectatorDraw);
         };
         self.check_playing()?;
         Ok(mark)
@@ -89,7 +80,7 @@ impl Room {
     /// The mark that loses by `key` resigning.
     pub(super) fn check_resign(&self, key: &PlayerKey) -> Result<Mark, Refusal> {
         if !self.is_player(key) {
-            return refuse(ErrorCode::Spectator, "spectators cannot resign");
+            return refuse(Reason::SpectatorResign);
         }
         self.check_playing()?;
         Ok(match &self.settings.opponent {

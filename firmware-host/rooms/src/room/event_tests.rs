@@ -48,7 +48,11 @@ fn an_event_game_starts_at_once_with_both_players_seated_and_their_seats_claimed
     assert_eq!(room.seat_state()[1].mark, Some(Mark::O));
     assert_eq!(room.seat_state()[1].rating, Some(1302));
     for user in [1, 2] {
-        assert!(b.seats.place(user).is_some_and(|p| p.active && p.room == "r1"));
+        assert!(
+            b.seats
+                .place(user)
+                .is_some_and(|p| p.active && p.room == "r1")
+        );
     }
     room.resume(&mut b.ctx());
     assert!(room.deadline_ms().is_some(), "the move clock runs at once");

@@ -114,7 +114,7 @@ pub struct Ctx<'a, R: Rng> {
     pub wall_ms: u64,
     pub rng: &'a mut R,
     pub seats: &'a mut dyn SeatBook,
-    /// The rated-game budget of the players' addresses (issue 10.3).
+    /// The rated-game budget of the players' addresses.
     pub rated: &'a dyn RatedGate,
 }
 

@@ -77,7 +77,7 @@ pub fn guest_name(guest_id: &str) -> String {
 }
 
 impl Member {
-    /// This person's name as a kind the client words (issue 14).
+    /// This person's name as a kind the client words.
     pub fn name_kind(&self) -> Name {
         match &self.key {
             PlayerKey::User(_) => Name::Account {

@@ -327,9 +327,11 @@ impl Room {
                 if i == 1 {
                     ctx.seats.release(x.user, &room.id);
                 }
-                return Err(Refusal::new(
-                    protocol::ErrorCode::AlreadySeated,
-                    format!("player {user} sits in room {} now", place.room),
+                return Err(Refusal::from(
+                    crate::refusal::Reason::PlayerSeatedElsewhere {
+                        user,
+                        room: place.room,
+                    },
                 ));
             }
         }

@@ -43,7 +43,7 @@ impl Occupant {
         }
     }
 
-    /// The name as a kind the client words (issue 14).
+    /// The name as a kind the client words.
     pub(crate) fn name_kind(&self) -> Name {
         match self {
             Occupant::Human {
@@ -62,7 +62,7 @@ impl Occupant {
     }
 
     /// Whether [`Occupant::name`] is `name`, without making it (the lobby row's check at
-    /// every snapshot, issue 13).
+    /// every snapshot).
     pub(crate) fn is_named(&self, name: &str) -> bool {
         match self {
             Occupant::Human { name: own, .. } | Occupant::Local { name: own } => own == name,

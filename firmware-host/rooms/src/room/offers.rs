@@ -4,12 +4,12 @@
 //! (see `play`).
 
 use engine::Mark;
+use protocol::Event;
 use protocol::records::GameEnd;
-use protocol::{ErrorCode, Event};
 use rand::Rng;
 
 use super::{Ctx, Effect, Member, Room, idx};
-use crate::refusal::{Refusal, refuse};
+use crate::refusal::{Reason, Refusal, refuse};
 
 impl Room {
     pub(super) fn offer_draw(
@@ -19,14 +19,11 @@ impl Room {
     ) -> Result<(), Refusal> {
         let mark = self.check_online_player_playing(&from.key)?;
         if self.draw_offer.is_some() {
-            return refuse(ErrorCode::OfferPending, "a draw offer is already pending");
+            return refuse(Reason::DrawPending);
         }
         let own_moves = self.own_moves(mark);
         if self.last_offer[idx(mark)] == Some(own_moves) {
-            return refuse(
-                ErrorCode::OfferLimit,
-                "you can offer a draw once per turn of yours",
-            );
+            return refuse(Reason::DrawOnce);
         }
         self.last_offer[idx(mark)] = Some(own_moves);
         self.draw_offer = Some(mark);
@@ -49,10 +46,7 @@ impl Room {
     ) -> Result<(), Refusal> {
         let mark = self.check_online_player_playing(&from.key)?;
         if self.draw_offer != Some(mark.other()) {
-            return refuse(
-                ErrorCode::NoOffer,
-                "there is no draw offer from your opponent",
-            );
+            return refuse(Reason::NoDrawOffer);
         }
         self.draw_offer = None;
         if accept {

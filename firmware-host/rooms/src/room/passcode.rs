@@ -38,10 +38,6 @@ pub struct Passcodes {
     room: VecDeque<u64>,
 }
 
-/// How the refusal of a locked-out player begins (the rest says how long to wait); the actor
-/// logs these apart from single wrong guesses.
-pub const LOCKED_OUT: &str = "too many wrong passcodes";
-
 /// Players remembered at most; past it, those whose failures have all left the window are
 /// forgotten.
 const REMEMBERED_PLAYERS: usize = 1000;
@@ -158,7 +154,7 @@ mod tests {
         assert_eq!(p.locked(5, 1_000), None);
     }
 
-    /// Issue 11.7: 50 wrong codes from several accounts locked everyone out, the friend with
+    /// 50 wrong codes from several accounts locked everyone out, the friend with
     /// the right code included.
     #[test]
     fn player_without_failed_attempts_is_never_refused_by_the_room_wide_lock() {

@@ -1,13 +1,13 @@
 //! Play: a move under the game's rules (R-XO-*, R-INF-*), the bot's reply inside the room (M1,
 //! T2–T4), resignation (M3.9, M2.2), hints (T5) and undo (M1.3, M2.2).
 
-use engine::{Cell, Game, IllegalMove, Mark};
+use engine::{Cell, Game, Mark};
 use protocol::records::GameEnd;
-use protocol::{ErrorCode, Event, Phase};
+use protocol::{Event, Phase};
 use rand::Rng;
 
 use super::{Ctx, Effect, Member, Room};
-use crate::refusal::{Refusal, refuse};
+use crate::refusal::{Reason, Refusal, refuse};
 
 impl Room {
     /// A move by the player `from` controls the side to move for.
@@ -19,23 +19,8 @@ impl Room {
         fx: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         let mark = self.check_may_move(&from.key)?;
-        let position = self.record.position();
-        if cell > 8 {
-            return refuse(
-                ErrorCode::NoSuchCell,
-                format!("there is no cell {cell}; cells are 0 to 8"),
-            );
-        }
-        if position.cell(cell).is_some() {
-            return refuse(
-                ErrorCode::CellOccupied,
-                format!(
-                    "the {} cell is taken",
-                    engine::CELL_NAMES[usize::from(cell)]
-                ),
-            );
-        }
-        debug_assert_eq!(mark, position.turn());
+        debug_assert_eq!(mark, self.record.position().turn());
+        // The cell itself (on the board, empty) is the engine's to judge, in `play`.
         self.play(cell, false, false, ctx, fx)?;
         self.after_move(ctx, fx);
         fx.push(Effect::Changed);
@@ -64,23 +49,17 @@ impl Room {
         fx: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         let Some((_, bot)) = self.bot() else {
-            return refuse(
-                ErrorCode::HintUnavailable,
-                "hints are only for games against the bot",
-            );
+            return refuse(Reason::HintBotOnly);
         };
         if from.key != self.host {
-            return refuse(ErrorCode::Spectator, "spectators cannot ask for hints");
+            return refuse(Reason::SpectatorHint);
         }
         let position = self.record.position();
         if self.phase != Phase::Playing || position.turn() == bot {
-            return refuse(
-                ErrorCode::HintUnavailable,
-                "a hint is only for your own turn",
-            );
+            return refuse(Reason::HintOwnTurn);
         }
         let Some(cell) = tables::bot::hint(&position, ctx.rng) else {
-            return refuse(ErrorCode::HintUnavailable, "no move to suggest here");
+            return refuse(Reason::NoHint);
         };
         fx.push(Effect::Hint {
             conn: from.conn,
@@ -98,17 +77,14 @@ impl Room {
         fx: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         if self.is_online() {
-            return refuse(ErrorCode::UndoUnavailable, "online games have no undo");
+            return refuse(Reason::UndoOnline);
         }
         if from.key != self.host {
-            return refuse(ErrorCode::Spectator, "spectators cannot undo");
+            return refuse(Reason::SpectatorUndo);
         }
         let plies = self.undo_plies();
         if plies == 0 {
-            return refuse(
-                ErrorCode::NothingToUndo,
-                "there is no move of yours to take back",
-            );
+            return refuse(Reason::NothingToUndo);
         }
         self.record
             .undo(plies)
@@ -162,13 +138,7 @@ impl Room {
     ) -> Result<(), Refusal> {
         let before = self.record.position();
         let mark = before.turn();
-        let played = self.record.play(cell).map_err(|e| match e {
-            IllegalMove::NoSuchCell(c) => {
-                Refusal::new(ErrorCode::NoSuchCell, format!("there is no cell {c}"))
-            }
-            IllegalMove::Occupied(_) => Refusal::new(ErrorCode::CellOccupied, "that cell is taken"),
-            IllegalMove::GameOver => Refusal::new(ErrorCode::GameOver, "the game is over"),
-        })?;
+        let played = self.record.play(cell).map_err(Refusal::from)?;
         let own = before.marks(mark);
         let removed =
             (self.settings.game == Game::Infinite && own.len() == 3).then(|| own.as_slice()[0]);

@@ -6,11 +6,11 @@
 //! with [`Room::next_game`] and to move every viewer, spectators included, there.
 
 use engine::Mark;
-use protocol::{ErrorCode, Event, Phase, RoomId};
+use protocol::{Event, Phase, RoomId};
 use rand::Rng;
 
 use super::{Ctx, Effect, Member, Room, idx};
-use crate::refusal::{Refusal, refuse};
+use crate::refusal::{Reason, Refusal, refuse};
 
 impl Room {
     /// Play again: the device's person of a finished bot or local game.
@@ -21,13 +21,10 @@ impl Room {
     ) -> Result<(), Refusal> {
         self.check_not_event()?;
         if self.is_online() {
-            return refuse(
-                ErrorCode::PlayAgainUnavailable,
-                "online games offer a rematch instead",
-            );
+            return refuse(Reason::PlayAgainOnline);
         }
         if from.key != self.host {
-            return refuse(ErrorCode::Spectator, "spectators cannot start a game");
+            return refuse(Reason::SpectatorPlayAgain);
         }
         self.check_finished()?;
         fx.push(Effect::NextGame);
@@ -44,16 +41,13 @@ impl Room {
         let mark = self.check_rematch_player(from)?;
         match self.rematch_offer {
             Some(by) if by == mark => {
-                return refuse(ErrorCode::OfferPending, "your rematch offer is pending");
+                return refuse(Reason::RematchPending);
             }
             Some(_) => return self.accept_rematch(ctx, fx),
             None => {}
         }
         if self.rematch_offered[idx(mark)] {
-            return refuse(
-                ErrorCode::OfferLimit,
-                "you can offer a rematch once per game",
-            );
+            return refuse(Reason::RematchOnce);
         }
         self.rematch_offered[idx(mark)] = true;
         self.rematch_offer = Some(mark);
@@ -77,10 +71,7 @@ impl Room {
     ) -> Result<(), Refusal> {
         let mark = self.check_rematch_player(from)?;
         if self.rematch_offer != Some(mark.other()) {
-            return refuse(
-                ErrorCode::NoOffer,
-                "there is no rematch offer from your opponent",
-            );
+            return refuse(Reason::NoRematchOffer);
         }
         if accept {
             return self.accept_rematch(ctx, fx);
@@ -108,10 +99,7 @@ impl Room {
             .into_iter()
             .find_map(|u| ctx.seats.place(u))
         {
-            return refuse(
-                ErrorCode::AlreadySeated,
-                format!("a player now sits in room {}; no rematch here", place.room),
-            );
+            return refuse(Reason::RematchSeatedElsewhere { room: place.room });
         }
         // The pending offer stays when the budget refuses: it can be accepted later.
         self.admit_rated(ctx)?;
@@ -120,20 +108,14 @@ impl Room {
         Ok(())
     }
 
-    /// Issue 10.3: a rated game of this room's two players may start now (and is charged to
+    /// A rated game of this room's two players may start now (and is charged to
     /// their addresses), or the refusal saying when it could.
     pub(super) fn admit_rated<R: Rng>(&self, ctx: &Ctx<'_, R>) -> Result<(), Refusal> {
         ctx.rated
             .admit(&self.seated_users(), ctx.now_ms)
             .or_else(|wait_ms| {
                 let minutes = wait_ms.div_ceil(60_000);
-                refuse(
-                    ErrorCode::TooManyRatedGames,
-                    format!(
-                        "too many rated games from this network address in the last hour; \
-                         the next can start in {minutes} min"
-                    ),
-                )
+                refuse(Reason::TooManyRatedGames { minutes })
             })
     }
 
@@ -141,13 +123,10 @@ impl Room {
     fn check_rematch_player(&self, from: &Member) -> Result<Mark, Refusal> {
         self.check_not_event()?;
         if !self.is_online() {
-            return refuse(
-                ErrorCode::OnlineOnly,
-                "rematches are for online games; bot and local games play again",
-            );
+            return refuse(Reason::RematchOnline);
         }
         let Some(mark) = self.seat_of(&from.key).and_then(|s| self.seats[s].mark) else {
-            return refuse(ErrorCode::Spectator, "spectators cannot ask for a rematch");
+            return refuse(Reason::SpectatorRematch);
         };
         self.check_finished()?;
         Ok(mark)
@@ -156,10 +135,7 @@ impl Room {
     /// EV3: the event pairs its players' next games.
     fn check_not_event(&self) -> Result<(), Refusal> {
         if self.event.is_some() {
-            return refuse(
-                ErrorCode::EventGame,
-                "an event's games have no rematch: the event pairs your next game",
-            );
+            return refuse(Reason::EventRematch);
         }
         Ok(())
     }
@@ -168,7 +144,7 @@ impl Room {
         if self.phase == Phase::Finished {
             Ok(())
         } else {
-            refuse(ErrorCode::NotFinished, "the game is not over yet")
+            refuse(Reason::NotFinished)
         }
     }
 
@@ -205,10 +181,7 @@ impl Room {
                 for claimed in &users[..i] {
                     ctx.seats.release(*claimed, &next.id);
                 }
-                return refuse(
-                    ErrorCode::AlreadySeated,
-                    format!("a player now sits in room {}; no rematch here", place.room),
-                );
+                return refuse(Reason::RematchSeatedElsewhere { room: place.room });
             }
         }
         if !users.is_empty() {

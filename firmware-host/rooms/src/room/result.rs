@@ -81,7 +81,7 @@ impl Room {
     }
 
     /// Storing a rated result failed because the card cannot write now: the players see the
-    /// result as pending (issue 10.2) while the caller keeps the game and retries; then
+    /// result as pending while the caller keeps the game and retries; then
     /// [`Room::committed`] announces it with the rating changes. Never an unrated result.
     pub fn commit_pending(&mut self) -> Vec<Effect> {
         match self.outcome.as_mut() {

@@ -10,11 +10,11 @@
 
 use engine::Mark;
 use protocol::records::{GameEnd, UserId};
-use protocol::{CloseReason, ErrorCode, Event, Phase};
+use protocol::{CloseReason, Event, Phase};
 use rand::{Rng, RngExt};
 
 use super::{Audience, ConnId, Ctx, Effect, Member, Occupant, PlayerKey, Room, Seat};
-use crate::refusal::{Refusal, refuse};
+use crate::refusal::{Reason, Refusal, refuse};
 use crate::seats::SeatBook;
 use crate::settings::{Opponent, Policy};
 
@@ -29,7 +29,7 @@ impl Room {
     /// Stops viewing: presence only.
     pub(super) fn close(&mut self, from: &Member, fx: &mut Vec<Effect>) -> Result<(), Refusal> {
         if self.viewers.remove(&from.conn).is_none() {
-            return refuse(ErrorCode::NotInRoom, "you are not viewing this room");
+            return refuse(Reason::NotViewing);
         }
         fx.extend([Effect::Detach { conn: from.conn }, Effect::Changed]);
         Ok(())
@@ -43,7 +43,7 @@ impl Room {
     ) -> Result<(), Refusal> {
         let user = from.user();
         let Some(i) = self.requests.iter().position(|(u, _)| Some(*u) == user) else {
-            return refuse(ErrorCode::NoRequest, "you have no pending request here");
+            return refuse(Reason::NoOwnRequest);
         };
         self.requests.remove(i);
         fx.push(Effect::Changed);
@@ -59,7 +59,7 @@ impl Room {
     ) -> Result<(), Refusal> {
         self.check_host_waiting(&from.key)?;
         let Some(i) = self.requests.iter().position(|(u, _)| *u == user) else {
-            return refuse(ErrorCode::NoRequest, "that player has no pending request");
+            return refuse(Reason::NoRequestFrom);
         };
         self.requests.remove(i);
         fx.push(Effect::Event {
@@ -81,7 +81,7 @@ impl Room {
     ) -> Result<(), Refusal> {
         self.check_host_waiting(&from.key)?;
         let Some(Occupant::Human { key: guest, .. }) = self.seats[1].occupant.clone() else {
-            return refuse(ErrorCode::SeatEmpty, "nobody is in seat 2");
+            return refuse(Reason::SeatTwoEmpty);
         };
         self.seats[1] = Seat::default();
         if let PlayerKey::User(id) = guest {
@@ -98,7 +98,7 @@ impl Room {
             fx.push(Effect::Detach { conn });
         }
         // The person is banned, not only the account: signed out in the same browser they are
-        // still refused (issue 11.6).
+        // still refused.
         if let PlayerKey::User(id) = guest
             && let Some(badge) = self.badges.remove(&id)
         {
@@ -118,10 +118,10 @@ impl Room {
         fx: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         let Some(seat) = self.seat_of(&from.key).filter(|_| self.is_online()) else {
-            return refuse(ErrorCode::Spectator, "only seated players can get ready");
+            return refuse(Reason::SpectatorReady);
         };
         if self.phase != Phase::Waiting {
-            return refuse(ErrorCode::AlreadyStarted, "the game has already started");
+            return refuse(Reason::AlreadyStarted);
         }
         self.seats[seat].ready = ready;
         fx.push(Effect::Changed);
@@ -136,43 +136,31 @@ impl Room {
         fx: &mut Vec<Effect>,
     ) -> Result<(), Refusal> {
         let Opponent::Player { policy } = &self.settings.opponent else {
-            return refuse(
-                ErrorCode::NotJoinable,
-                "bot and local games are played on their own device; you can watch this one",
-            );
+            return refuse(Reason::NotJoinable);
         };
         let Some(user) = from.user() else {
-            return refuse(ErrorCode::SignInRequired, "sign in to join online rooms");
+            return refuse(Reason::SignInToJoin);
         };
         if self.seat_of(&from.key).is_some() {
-            return refuse(ErrorCode::AlreadySeated, "you already sit in this room");
+            return refuse(Reason::AlreadyHere);
         }
         if self.phase != Phase::Waiting {
-            return refuse(ErrorCode::AlreadyStarted, "the game has already started");
+            return refuse(Reason::AlreadyStarted);
         }
         if self.seats[1].occupant.is_some() {
-            return refuse(ErrorCode::RoomFull, "seat 2 is taken");
+            return refuse(Reason::RoomFull);
         }
         if let Some(place) = ctx
             .seats
             .place(user)
             .filter(|p| p.room != self.id && p.active)
         {
-            return refuse(
-                ErrorCode::AlreadySeated,
-                format!(
-                    "you are playing in room {}; finish that game first",
-                    place.room
-                ),
-            );
+            return refuse(Reason::PlayingElsewhere { room: place.room });
         }
         match policy {
             Policy::Approval => {
                 if self.requests.iter().any(|(u, _)| *u == user) {
-                    return refuse(
-                        ErrorCode::AlreadyRequested,
-                        "your request is already pending",
-                    );
+                    return refuse(Reason::AlreadyRequested);
                 }
                 self.requests.push((user, from.name.clone()));
                 self.remember_badge(user, from);
@@ -190,22 +178,16 @@ impl Room {
             }
             Policy::Passcode(code) => match passcode {
                 None => {
-                    return refuse(
-                        ErrorCode::PasscodeRequired,
-                        "this room asks for a 4-digit passcode",
-                    );
+                    return refuse(Reason::PasscodeRequired);
                 }
                 Some(given) => {
                     if let Some(wait_ms) = self.passcodes.locked(user, ctx.now_ms) {
                         let secs = wait_ms.div_ceil(1000).max(1);
-                        return refuse(
-                            ErrorCode::WrongPasscode,
-                            format!("{}; try again in {secs} s", super::passcode::LOCKED_OUT),
-                        );
+                        return refuse(Reason::PasscodeLockedOut { secs });
                     }
                     if given != *code {
                         self.passcodes.failed(user, ctx.now_ms);
-                        return refuse(ErrorCode::WrongPasscode, "wrong passcode");
+                        return refuse(Reason::WrongPasscode);
                     }
                 }
             },
@@ -237,10 +219,10 @@ impl Room {
     ) -> Result<(), Refusal> {
         self.check_host_waiting(&from.key)?;
         let Some(i) = self.requests.iter().position(|(u, _)| *u == user) else {
-            return refuse(ErrorCode::NoRequest, "that player has no pending request");
+            return refuse(Reason::NoRequestFrom);
         };
         if self.seats[1].occupant.is_some() {
-            return refuse(ErrorCode::RoomFull, "seat 2 is taken");
+            return refuse(Reason::RoomFull);
         }
         let name = self.requests[i].1.clone();
         self.seat_guest(user, name, ctx, fx)?;
@@ -265,10 +247,7 @@ impl Room {
                 }
             }
             Err(place) => {
-                return refuse(
-                    ErrorCode::AlreadySeated,
-                    format!("that player is in a game in room {}", place.room),
-                );
+                return refuse(Reason::OtherPlayerInGame { room: place.room });
             }
         }
         self.seats[1] = Seat {
@@ -292,28 +271,22 @@ impl Room {
     ) -> Result<(), Refusal> {
         self.check_host_waiting(key)?;
         if self.seats[1].occupant.is_none() {
-            return refuse(ErrorCode::SeatEmpty, "wait for a second player");
+            return refuse(Reason::WaitForSecondPlayer);
         }
         if !(self.seats[0].ready && self.seats[1].ready) {
-            return refuse(ErrorCode::NotReady, "both players must be ready");
+            return refuse(Reason::NotReady);
         }
         // M3.4: a player who has just taken a seat in another room still shows here until that
         // room's message reopens this seat; the game must not start with them. Checked and
         // marked active in one step of the seat book, so no move can slip in between.
         if let Err(gone) = ctx.seats.activate(&self.id, &self.seated_users()) {
             return if PlayerKey::User(gone) == self.host {
-                refuse(
-                    ErrorCode::AlreadySeated,
-                    "you have taken a seat in another room",
-                )
+                refuse(Reason::SeatedElsewhere)
             } else {
-                refuse(
-                    ErrorCode::SeatEmpty,
-                    "the other player has taken a seat in another room",
-                )
+                refuse(Reason::OpponentSeatedElsewhere)
             };
         }
-        // Issue 10.3: charged after the seat check, so a refused start costs nothing; the
+        // Charged after the seat check, so a refused start costs nothing; the
         // seats marked active just above are released again when the budget refuses.
         if let Err(refusal) = self.admit_rated(ctx) {
             ctx.seats.set_active(&self.id, false);
@@ -384,7 +357,7 @@ impl Room {
                     .is_some_and(|user| self.requests.iter().any(|(u, _)| *u == user));
                 let viewing = self.viewers.contains_key(&from.conn);
                 if !viewing && !requested {
-                    return refuse(ErrorCode::NotInRoom, "you are not in this room");
+                    return refuse(Reason::NotInThisRoom);
                 }
                 if let Some(user) = from.user() {
                     self.requests.retain(|(u, _)| *u != user);

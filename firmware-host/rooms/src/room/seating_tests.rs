@@ -442,7 +442,7 @@ fn requester_exit_withdraws_request_and_stranger_exit_is_refused() {
     b.refused(&mut room, &user(3, 3), Intent::Exit, ErrorCode::NotInRoom);
 }
 
-/// Issue 11.6: a kick banned only the account, so the kicked person could watch again signed
+/// A kick banned only the account, so the kicked person could watch again signed
 /// out in the same browser (the same guest id) or from the same device.
 #[test]
 fn kick_bans_the_persons_browser_and_device_too() {

@@ -219,7 +219,7 @@ impl Room {
     }
 
     /// Whether `listed` is this room's [`Room::summary`], compared without making one: every
-    /// snapshot asks whether the lobby's row changed, and a move never changes it (issue 13:
+    /// snapshot asks whether the lobby's row changed, and a move never changes it (making
     /// the summary's names, made and dropped at every move, were 2 % of the server's work).
     pub fn is_listed_as(&self, listed: &RoomSummary) -> bool {
         // Every field, by name: a field added to the summary must be compared here too.

@@ -107,7 +107,7 @@ fn infinite_snapshot_lists_the_marks_left_oldest_first() {
     assert_eq!(view.o, vec![0, 2, 5]);
 }
 
-/// Issue 14: the server sent English names ("Guest e6ce", "Bot 0%") the UI could not word in
+/// The server sent English names ("Guest e6ce", "Bot 0%") the UI could not word in
 /// Arabic. Snapshots and lobby rows carry each name as a kind beside the old strings.
 #[test]
 fn names_are_sent_as_kinds_for_the_client_to_word() {
@@ -181,7 +181,7 @@ fn shared_spectator_view_is_each_spectators_view() {
     );
 }
 
-/// Issue 13: when `views_differ_only_in_you`, one view with each reader's `you_for` is exactly
+/// When `views_differ_only_in_you`, one view with each reader's `you_for` is exactly
 /// each reader's own view (host, players, spectators, through waiting and play); and a room
 /// where some reader has a part of their own (the host's requests, the host's passcode) says
 /// so.
@@ -237,7 +237,7 @@ fn one_view_with_each_readers_you_is_each_readers_view() {
     );
 }
 
-/// Issue 13: the lobby row is checked at every snapshot without making one. The check agrees
+/// The lobby row is checked at every snapshot without making one. The check agrees
 /// with the row itself in every state of a room's life, and notices each change of the row:
 /// a join, a start, a spectator, a bot room and a local room's names.
 #[test]

@@ -213,7 +213,7 @@ async fn abandoned_bot_game_closes_after_idle_time() {
     );
 }
 
-/// Issue 14: the kiosk never left an abandoned game, and it stayed "Playing" in Live rooms for
+/// The kiosk never left an abandoned game, and it stayed "Playing" in Live rooms for
 /// half an hour. A bot or local game nobody views ends after `unviewed_game_close` (60 s by
 /// default); an online room waits for the longer idle time.
 #[tokio::test(start_paused = true)]
@@ -281,7 +281,7 @@ fn local_xo(id: Option<u32>) -> ClientMsg {
     }
 }
 
-/// Issue 13: a room that closed before its saver's first write (a quick game) still cost the
+/// A room that closed before its saver's first write (a quick game) still cost the
 /// store a delete of a room it never held. Now it costs no write at all; a room that lived past
 /// its first save is deleted when it ends.
 #[tokio::test(start_paused = true)]
@@ -305,7 +305,7 @@ async fn a_room_gone_before_its_first_save_costs_no_store_write() {
     hub.shutdown().await;
 }
 
-/// Issue 13: a room's state is serialised and written once per [`rooms::SAVE_COALESCE`] after a
+/// A room's state is serialised and written once per [`rooms::SAVE_COALESCE`] after a
 /// change, not at every move: a burst of moves costs one write, and that write holds the last
 /// of them (a second hub on the same store restores the room with every move).
 #[tokio::test(start_paused = true)]

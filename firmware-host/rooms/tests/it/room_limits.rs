@@ -228,7 +228,7 @@ async fn wrong_passcodes_lock_the_guesser_out_for_the_window() {
     hub.shutdown().await;
 }
 
-/// Issue 11.7: after the room-wide budget of wrong passcodes was spent by several accounts,
+/// After the room-wide budget of wrong passcodes was spent by several accounts,
 /// everyone was refused for five minutes, the friend with the right code included. A player who
 /// has made no failed attempt is never held by the room-wide lock; the guessers are.
 #[tokio::test(start_paused = true)]

@@ -457,13 +457,12 @@ async fn unsupported_version_closes_the_connection() {
     hello_of_version_is_refused(999, Framing::Binary).await;
 }
 
-/// A client of protocol version 1 expects a whole `lobby` after every change and sends a
-/// `watch_lobby` without `limit` (a postcard frame that no longer decodes): it must be told,
-/// not left with a lobby that silently stops changing.
+/// A version newer than the server's is refused in JSON as in postcard; older versions down
+/// to `OLDEST_PROTOCOL_VERSION` are served (`firmware-host`'s `protocol_v1` tests).
 #[tokio::test]
-async fn version_1_client_is_refused_since_the_lobby_is_paged() {
-    assert_eq!(protocol::PROTOCOL_VERSION, 2);
-    hello_of_version_is_refused(1, Framing::Text).await;
+async fn a_version_after_the_servers_newest_is_refused() {
+    hello_of_version_is_refused(protocol::PROTOCOL_VERSION + 1, Framing::Text).await;
+    hello_of_version_is_refused(protocol::OLDEST_PROTOCOL_VERSION - 1, Framing::Binary).await;
 }
 
 #[tokio::test]
@@ -542,7 +541,7 @@ async fn failed_commit_is_reported_and_no_rating_change_is_announced() {
     assert!(store.games.lock().unwrap().is_empty());
 }
 
-/// Issue 10.2: a rated result the card cannot take is kept and shown as pending — never an
+/// A rated result the card cannot take is kept and shown as pending — never an
 /// unrated result, never a `storage` error — and stored with its ratings once the card works.
 #[tokio::test]
 async fn rated_result_stays_pending_until_stored_and_is_never_unrated() {
@@ -887,7 +886,7 @@ async fn repeated_bad_frames_close_the_connection() {
     assert_eq!(c.next().await, None, "closed after ten bad frames in a row");
 }
 
-/// S3, issue 11.5: a WebSocket opened before its session ended (logout, password change) still
+/// A WebSocket opened before its session ended (logout, password change) still
 /// acted as the player and could create rated rooms. Ending the session closes it (error
 /// `signed_out`, close code 4001); other sessions of the player go on until they are ended too.
 #[tokio::test]
