@@ -53,9 +53,39 @@ pub struct App {
     /// The live arena events' tasks.
     pub events: Arc<crate::event_runner::Events>,
     /// The status display's state, for the owner's health page.
-    pub display: crate::display::DisplayState,
+    pub display: DisplayState,
     /// Whether the kiosk's screen sleeps, as its page last said.
     pub screen: ScreenState,
+}
+
+/// What the owner's health page says about the display: `None` when none is configured.
+#[derive(Debug, Default)]
+pub struct DisplayState(std::sync::Mutex<Option<protocol::http::DisplayHealth>>);
+
+impl DisplayState {
+    pub fn get(&self) -> Option<protocol::http::DisplayHealth> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(crate) fn set(
+        &self,
+        backend: &str,
+        state: protocol::http::DisplayState,
+        error: Option<String>,
+    ) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some(protocol::http::DisplayHealth {
+                backend: backend.to_owned(),
+                state,
+                error,
+            });
+    }
 }
 
 /// Whether the kiosk's screen sleeps (`/api/kiosk/screen`).

@@ -4,15 +4,15 @@
 //!
 //! The display is an extra: a setting that does not parse, a device that cannot be opened (no
 //! bus, no permission, nothing plugged in) or a failing write never stops the server. It is
-//! logged once, kept in [`DisplayState`] for the owner's health page, and the device is tried
+//! logged once, kept in [`crate::app::DisplayState`] for the owner's health page, and the device is tried
 //! again every [`RETRY`] (a bus module loaded late, a screen plugged in afterwards).
 
+use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use protocol::http::{DisplayHealth, DisplayState as Shown};
+use protocol::http::DisplayState as Shown;
 use status_display::{Backend, Display, Status, StorageWarning};
 
 use crate::store::{StorageHealth, StorageState};
@@ -23,27 +23,6 @@ use crate::app::App;
 pub const REFRESH: Duration = Duration::from_secs(5);
 /// How often a display that cannot be opened is tried again.
 pub const RETRY: Duration = Duration::from_secs(30);
-
-/// What the owner's health page says about the display: `None` when none is configured.
-#[derive(Debug, Default)]
-pub struct DisplayState(Mutex<Option<DisplayHealth>>);
-
-impl DisplayState {
-    pub fn get(&self) -> Option<DisplayHealth> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    fn set(&self, backend: &str, state: Shown, error: Option<String>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(DisplayHealth {
-            backend: backend.to_owned(),
-            state,
-            error,
-        });
-    }
-}
 
 /// The `--display` setting as given, `None` for no display: empty and `none` (the image's
 /// `display = none`) mean none.

@@ -146,7 +146,7 @@ impl Server {
             settings,
             restart: tokio::sync::Notify::new(),
             events,
-            display: crate::display::DisplayState::default(),
+            display: crate::app::DisplayState::default(),
             screen: crate::app::ScreenState::default(),
         });
         {

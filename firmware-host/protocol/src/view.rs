@@ -825,22 +825,18 @@ mod tests {
             for (k, you) in yous.iter().enumerate() {
                 let id = ids[(i + k) % ids.len()];
                 let rematch_offer = [None, Some(Mark::X), Some(Mark::O)][(i + k) % 3];
-                let whole = crate::ServerMsg::Room {
-                    id,
-                    room: Box::new(RoomView {
-                        you: *you,
-                        rematch_offer,
-                        ..view.clone()
-                    }),
-                }
-                .encode(crate::Framing::Binary);
+                // `ServerMsg::Room { id, room }` in postcard: its variant index, then its
+                // fields in order (tests/roundtrip.rs checks this against `ServerMsg` itself).
+                let mut whole = vec![ROOM_VARIANT];
+                let room = RoomView {
+                    you: *you,
+                    rematch_offer,
+                    ..view.clone()
+                };
+                whole.extend(postcard::to_allocvec(&(id, room)).expect("postcard"));
                 let mut out = vec![0xAA];
                 room_postcard_into(&mut out, id, &head, you, rematch_offer);
-                assert_eq!(
-                    crate::Frame::Binary(out[1..].to_vec()),
-                    whole,
-                    "view {i}, reader {k}, id {id:?}"
-                );
+                assert_eq!(out[1..], whole[..], "view {i}, reader {k}, id {id:?}");
             }
         }
     }

@@ -738,6 +738,26 @@ fn a_snapshot_completed_per_reader_is_the_text_of_the_whole_message() {
                     Frame::Binary(_) => unreachable!("text framing"),
                 };
                 assert_eq!(room_json(id, &head, &you, view.rematch_offer), expected);
+                // The binary framing's head, completed per reader, is the whole message too.
+                let Frame::Binary(whole) = (ServerMsg::Room {
+                    id,
+                    room: Box::new(RoomView {
+                        you,
+                        ..view.clone()
+                    }),
+                })
+                .encode(Framing::Binary) else {
+                    unreachable!("binary framing")
+                };
+                let mut out = Vec::new();
+                protocol::view::room_postcard_into(
+                    &mut out,
+                    id,
+                    &view.postcard_head(),
+                    &you,
+                    view.rematch_offer,
+                );
+                assert_eq!(out, whole);
             }
         }
     }

@@ -205,8 +205,16 @@ pub enum Reason {
     // Arena events (`session.rs`, `create.rs`, `room/rematch.rs`).
     /// No event has that id; `event` as it was sent.
     UnknownEvent { event: String },
-    /// The event's own refusal of a player's intent (EV2).
-    Arena(crate::event::ArenaError),
+    /// A guest's join, pause, resume or leave (EV2: guests watch).
+    EventSignIn,
+    /// Pause, resume or leave by someone not in the event.
+    NotInEvent,
+    /// An intent for an event that is over.
+    EventOver,
+    /// A join when the event holds its most players.
+    EventFull,
+    /// An event refusal that is no answer to a player's intent (said plainly if ever sent).
+    EventOther { why: &'static str },
     /// The event's task has stopped (the server is stopping).
     EventStopped,
     /// A stored event could not be read.
@@ -452,18 +460,14 @@ impl Reason {
                 C::UnknownEvent,
                 format!("no event with id {event:?}").into(),
             ),
-            Reason::Arena(e) => {
-                use crate::event::ArenaError as A;
-                let code = match e {
-                    A::SignInRequired => C::SignInRequired,
-                    A::NotInEvent => C::NotInEvent,
-                    A::EventOver => C::EventOver,
-                    A::EventFull => C::EventFull,
-                    // Not answers to a player's intent; said plainly if they ever are.
-                    A::UnknownGame | A::AlreadyStarted => C::Unavailable,
-                };
-                (code, e.to_string().into())
-            }
+            Reason::EventSignIn => (
+                C::SignInRequired,
+                "sign in to play in the event; guests can watch".into(),
+            ),
+            Reason::NotInEvent => (C::NotInEvent, "you are not in this event".into()),
+            Reason::EventOver => (C::EventOver, "the event is over".into()),
+            Reason::EventFull => (C::EventFull, "the event is full".into()),
+            Reason::EventOther { why } => (C::Unavailable, (*why).into()),
             Reason::EventStopped => (C::Unavailable, "the event's task has stopped".into()),
             Reason::EventUnreadable => (C::Storage, "the event could not be read".into()),
             Reason::EventRematch => (

@@ -14,7 +14,6 @@ use tokio::time::Instant;
 
 use crate::arena_actor::{ArenaHandle, EventOut};
 use crate::create::create;
-use crate::event::ArenaError;
 use crate::handle::{IntentMsg, Outbox, RoomHandle, RoomMsg, ToSession};
 use crate::lobby::{LOBBY_UPDATE_INTERVAL, Watch, page_limit};
 use crate::persistence::Identity;
@@ -733,7 +732,7 @@ where
             None => None,
         };
         Err(match stored {
-            Some(_) => Reason::Arena(ArenaError::EventOver),
+            Some(_) => Reason::EventOver,
             None => unknown_event(event),
         })
     }
@@ -835,8 +834,7 @@ where
             }
         };
         let Some(user) = self.member.user() else {
-            self.refuse(id, Reason::Arena(ArenaError::SignInRequired))
-                .await;
+            self.refuse(id, Reason::EventSignIn).await;
             return;
         };
         if self
@@ -871,7 +869,7 @@ where
                 .await;
             }
             Some(Err(e)) => {
-                self.refuse(id, Reason::Arena(e)).await;
+                self.refuse(id, Reason::from(e)).await;
             }
             None => {
                 self.refuse(id, Reason::EventStopped).await;

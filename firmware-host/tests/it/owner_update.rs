@@ -96,7 +96,12 @@ async fn only_an_owner_uploads_an_update_and_a_bad_one_is_refused() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
-    assert!(exit.success(), "a clean exit: {exit}");
+    // "Start me again": the status scripts/run and the image's launcher restart on.
+    assert_eq!(
+        exit.code(),
+        Some(i32::from(protocol::http::RESTART_EXIT_STATUS)),
+        "an owner's restart exits with 75: {exit}"
+    );
     assert!(
         !server
             .wait_log_lines("restarting at an owner's request")

@@ -113,20 +113,43 @@ pub enum ArenaError {
     AlreadyStarted,
 }
 
-impl core::fmt::Display for ArenaError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
+impl ArenaError {
+    /// What a person is told.
+    pub fn words(self) -> &'static str {
+        match self {
             ArenaError::SignInRequired => "sign in to play in the event; guests can watch",
             ArenaError::NotInEvent => "you are not in this event",
             ArenaError::EventOver => "the event is over",
             ArenaError::EventFull => "the event is full",
             ArenaError::UnknownGame => "no such game in progress in the event",
             ArenaError::AlreadyStarted => "the event has started and cannot be cancelled",
-        })
+        }
+    }
+}
+
+impl core::fmt::Display for ArenaError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.words())
     }
 }
 
 impl std::error::Error for ArenaError {}
+
+/// The wire's words for an arena's refusal ([`crate::refusal`]).
+impl From<ArenaError> for crate::refusal::Reason {
+    fn from(e: ArenaError) -> Self {
+        use crate::refusal::Reason;
+        match e {
+            ArenaError::SignInRequired => Reason::EventSignIn,
+            ArenaError::NotInEvent => Reason::NotInEvent,
+            ArenaError::EventOver => Reason::EventOver,
+            ArenaError::EventFull => Reason::EventFull,
+            ArenaError::UnknownGame | ArenaError::AlreadyStarted => {
+                Reason::EventOther { why: e.words() }
+            }
+        }
+    }
+}
 
 /// How long a wave gathers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
