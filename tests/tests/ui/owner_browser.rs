@@ -383,7 +383,7 @@ async fn hub(owner: &Client, r: &Round, cookie: &str, problems: &mut Vec<String>
     )
     .await?;
     let want: Vec<String> = [
-        "players", "rooms", "seasons", "backup", "update", "health", "settings",
+        "events", "players", "rooms", "seasons", "backup", "update", "health", "settings",
     ]
     .iter()
     .map(|s| format!("/owner/{s}"))
