@@ -54,6 +54,15 @@ pub fn start() {
     });
 }
 
+/// Mounts the app with sign-in, profiles, leaderboards and the rules (`kiosk-pages.js`,
+/// loaded at `/signin`, `/profile…`, `/leaderboard…` and `/rules`).
+pub fn start_pages() {
+    mount(components::app::Pages {
+        bundle: route::Bundle::Pages,
+        render: components::app::pages_page,
+    });
+}
+
 /// Mounts the app with the owner's pages (`kiosk-owner.js`, loaded at `/owner…`).
 pub fn start_owner() {
     mount(components::app::Pages {

@@ -265,26 +265,46 @@ impl Route {
         matches!(self, Route::Home | Route::Kiosk)
     }
 
-    /// The bundle that shows this route: the owner's pages are a download of their own (the
-    /// UI's size budget), loaded only at `/owner…`; `None` for a path either shows
-    /// as "not found".
+    /// The bundle that shows this route (the UI's size budget: what every visitor downloads
+    /// first stays under 300 KiB): the owner's pages are a download of their own, loaded only
+    /// at `/owner…`, and so are the pages a visitor reads rather than plays (sign-in, profiles,
+    /// leaderboards, rules), which the kiosk's own screens never open; `None` for a path either
+    /// shows as "not found".
     pub fn bundle(&self) -> Option<Bundle> {
         match self {
             Route::Owner(_) => Some(Bundle::Owner),
+            Route::SignIn
+            | Route::Profile(_)
+            | Route::PuzzleReplay { .. }
+            | Route::Leaderboard(_)
+            | Route::ArchivedLeaderboard { .. }
+            | Route::Rules => Some(Bundle::Pages),
             Route::NotFound(_) => None,
             _ => Some(Bundle::Main),
         }
     }
 }
 
-/// One of the UI's two downloads; `index.html` loads the owner's for paths whose first
-/// segment is `owner`, exactly those that [`Route::parse`] makes owner pages or "not found".
+/// One of the UI's three downloads. `index.html` picks one by the path's first segment:
+/// [`Bundle::OWNER_SEGMENTS`] and [`Bundle::PAGES_SEGMENTS`], exactly those that
+/// [`Route::parse`] makes pages of that bundle or "not found"; every other path loads the
+/// main bundle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bundle {
-    /// `kiosk-ui.js`: every page but the owner's.
+    /// `kiosk-ui.js`: the lobby, the kiosk's screens, rooms, replays, puzzles.
     Main,
     /// `kiosk-owner.js`: the owner's pages.
     Owner,
+    /// `kiosk-pages.js`: sign-in, profiles, leaderboards and the rules.
+    Pages,
+}
+
+impl Bundle {
+    /// The first path segments whose pages are the owner's bundle (as `index.html` lists them).
+    pub const OWNER_SEGMENTS: &'static [&'static str] = &["owner"];
+    /// The first path segments whose pages are [`Bundle::Pages`] (as `index.html` lists them).
+    pub const PAGES_SEGMENTS: &'static [&'static str] =
+        &["signin", "profile", "leaderboard", "rules"];
 }
 
 fn valid_segment(s: &str) -> bool {
@@ -403,6 +423,75 @@ mod tests {
             Route::NotFound(_)
         ));
         assert_eq!(Route::parse("/owner/"), Route::Owner(OwnerSection::Hub));
+    }
+
+    #[test]
+    fn each_bundle_has_the_paths_index_html_loads_it_for() {
+        let html = include_str!("../index.html");
+        let listed = |name: &str| {
+            let line = html
+                .lines()
+                .find(|l| l.contains(&format!("const {name} = [")))
+                .unwrap_or_else(|| panic!("index.html lists {name}"));
+            let inner = &line[line.find('[').unwrap() + 1..line.find(']').unwrap()];
+            inner
+                .split(',')
+                .map(|s| s.trim().trim_matches('"').to_owned())
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(listed("owner"), Bundle::OWNER_SEGMENTS);
+        assert_eq!(listed("pages"), Bundle::PAGES_SEGMENTS);
+        for path in [
+            "/signin",
+            "/profile/sara",
+            "/leaderboard",
+            "/leaderboard/infinite",
+            "/leaderboard/xo/season/2",
+            "/rules",
+        ] {
+            assert_eq!(Route::parse(path).bundle(), Some(Bundle::Pages), "{path}");
+        }
+        // Not found, which every bundle shows, so the page never reloads in a loop.
+        for path in ["/profile", "/leaderboard/chess", "/rules/x", "/signin/x"] {
+            assert_eq!(Route::parse(path).bundle(), None, "{path}");
+        }
+        for path in ["/", "/kiosk", "/room/ab", "/kiosk/room/ab", "/puzzles", "/game/ab"] {
+            assert_eq!(Route::parse(path).bundle(), Some(Bundle::Main), "{path}");
+        }
+        // Each route's first segment is its bundle's, as index.html decides.
+        for route in [
+            Route::SignIn,
+            Route::Profile("sara".into()),
+            Route::Leaderboard(Game::Infinite),
+            Route::Rules,
+            Route::Home,
+            Route::Kiosk,
+            Route::ArchivedLeaderboard {
+                game: Game::Xo,
+                season: 2,
+            },
+            Route::PuzzleReplay {
+                name: "sara".into(),
+                id: 41,
+            },
+            Route::Streaks(Game::Xo),
+            Route::Puzzles,
+            Route::Events,
+            Route::Event("e2".into()),
+            Route::Replay("g1".into()),
+        ] {
+            let path = route.path();
+            let first = path.split('/').find(|s| !s.is_empty()).unwrap_or("");
+            let by_html = if Bundle::OWNER_SEGMENTS.contains(&first) {
+                Bundle::Owner
+            } else if Bundle::PAGES_SEGMENTS.contains(&first) {
+                Bundle::Pages
+            } else {
+                Bundle::Main
+            };
+            assert_eq!(route.bundle(), Some(by_html), "{path}");
+        }
     }
 
     #[test]

@@ -63,21 +63,31 @@ pub fn main_page(route: &Route) -> Option<Html> {
         Route::Puzzle { what, kiosk } => {
             html! { <super::puzzle::PuzzlePage what={what.clone()} kiosk={*kiosk} /> }
         }
+        Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
+        // In the main bundle: a phone on an event's page is moved into each game it is paired
+        // into, without a page load.
+        Route::Events => html! { <super::event::EventsPage /> },
+        Route::Event(id) => html! { <super::event::EventPage id={id.clone()} /> },
+        // Its path starts with `/puzzles`, which loads the main bundle.
+        Route::Streaks(game) => html! { <super::leaderboard::StreakBoardPage game={*game} /> },
+        _ => return None,
+    })
+}
+
+/// Sign-in, profiles, leaderboards and the rules (`kiosk-pages.js`).
+pub fn pages_page(route: &Route) -> Option<Html> {
+    Some(match route {
         Route::Profile(name) => html! { <ProfilePage name={name.clone()} /> },
         Route::PuzzleReplay { name, id } => {
             html! { <super::puzzle_replay::PuzzleReplay name={name.clone()} id={*id} /> }
         }
         Route::Leaderboard(game) => html! { <LeaderboardPage game={*game} /> },
-        Route::Streaks(game) => html! { <super::leaderboard::StreakBoardPage game={*game} /> },
         Route::SignIn => html! { <SignIn /> },
         Route::Rules => html! { <Rules /> },
-        Route::Replay(id) => html! { <GameReplay id={id.clone()} /> },
-        Route::Events => html! { <super::event::EventsPage /> },
-        Route::Event(id) => html! { <super::event::EventPage id={id.clone()} /> },
         Route::ArchivedLeaderboard { game, season } => {
             html! { <LeaderboardPage game={*game} season={Some(*season)} /> }
         }
-        Route::Owner(_) | Route::NotFound(_) => return None,
+        _ => return None,
     })
 }
 
