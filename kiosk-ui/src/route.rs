@@ -456,7 +456,14 @@ mod tests {
         for path in ["/profile", "/leaderboard/chess", "/rules/x", "/signin/x"] {
             assert_eq!(Route::parse(path).bundle(), None, "{path}");
         }
-        for path in ["/", "/kiosk", "/room/ab", "/kiosk/room/ab", "/puzzles", "/game/ab"] {
+        for path in [
+            "/",
+            "/kiosk",
+            "/room/ab",
+            "/kiosk/room/ab",
+            "/puzzles",
+            "/game/ab",
+        ] {
             assert_eq!(Route::parse(path).bundle(), Some(Bundle::Main), "{path}");
         }
         // Each route's first segment is its bundle's, as index.html decides.
