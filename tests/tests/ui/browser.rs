@@ -350,8 +350,13 @@ async fn kiosk_home_has_the_qr_code_and_both_play_choices_without_sign_in() {
             serde_json::json!(true),
         )
         .await?;
-        let svg = js(&c, "return document.querySelector('#qr svg') !== null;").await?;
-        assert_eq!(svg, true, "a QR code");
+        // The code follows the kiosk's address, read from the server once the page is up.
+        wait_js(
+            &c,
+            "return document.querySelector('#qr svg') !== null;",
+            serde_json::json!(true),
+        )
+        .await?;
         // An IP address is shown without its `http://`; the QR code encodes it whole.
         let address = text_of(&c, ".address").await.unwrap_or_default();
         assert_eq!(address, base.trim_start_matches("http://"));
