@@ -199,10 +199,12 @@ impl Games {
 
 /// Plays rooms until `budget` (games left to start) is used up or the task is aborted.
 /// Errors are counted; after one the slot leaves its room and goes on with a new one, unless
-/// the connection is gone.
+/// the connection is gone. `bot`: the slot's two players each play the bot in turn (unrated
+/// games of signed-in players, stored as their history) instead of each other.
 pub async fn run_slot(
     mut slot: Slot,
     games: Games,
+    bot: bool,
     stats: Arc<Stats>,
     budget: Arc<AtomicU64>,
     mut rng: SmallRng,
@@ -215,7 +217,12 @@ pub async fn run_slot(
             return;
         }
         let game = games.pick(slot.index, round);
-        match play_one(&mut slot, round % 2, game, &stats, &mut rng).await {
+        let played = if bot {
+            play_bot(&mut slot.players[round % 2], game, &stats, &mut rng).await
+        } else {
+            play_one(&mut slot, round % 2, game, &stats, &mut rng).await
+        };
+        match played {
             Ok(()) => stats.game_completed(),
             Err(e) => {
                 stats.error(category(&e));
@@ -348,6 +355,58 @@ async fn play_one<R: rand::Rng>(
         player.exit(stats).await?;
     }
     Ok(())
+}
+
+/// One game against the bot (XO's or Infinite XO's, difficulty 50, the player as X) from the
+/// room's creation to the player's exit; each of the player's moves is counted. There is no
+/// second person to hear a move, so its "to opponent" time is its own round trip.
+async fn play_bot<R: rand::Rng>(
+    player: &mut Player,
+    game: Game,
+    stats: &Stats,
+    rng: &mut R,
+) -> Result<(), ClientError> {
+    let room = CreateRoom {
+        game,
+        opponent: OpponentRequest::Bot {
+            difficulty: Some(50),
+            side: Some(engine::Mark::X),
+        },
+        time_per_move_s: (game == Game::Infinite).then_some(INFINITE_MOVE_S),
+    };
+    let (id, _) = player.send(|id| ClientMsg::CreateRoom { id, room }).await?;
+    player.reply(stats, id).await?;
+    let mut finished = false;
+    for _ in 0..MAX_MOVES_PER_GAME {
+        player
+            .until(stats, |r| {
+                r.phase == Phase::Finished || (r.phase == Phase::Playing && r.you.to_move)
+            })
+            .await?;
+        let view = player
+            .view
+            .as_deref()
+            .ok_or(ClientError::Protocol("no snapshot to move from".into()))?;
+        if view.phase == Phase::Finished {
+            finished = true;
+            break;
+        }
+        let cell = random_empty_cell(view, rng);
+        let (id, sent) = player.send(|id| ClientMsg::Move { id, cell }).await?;
+        let (view, replied) = player.reply(stats, id).await?;
+        stats.moved(Some(replied - sent), replied - sent);
+        if view.phase == Phase::Finished {
+            stats.ending_move(replied - sent);
+            finished = true;
+            break;
+        }
+        stats.ordinary_move(replied - sent);
+    }
+    if !finished {
+        let (id, _) = player.send(|id| ClientMsg::Resign { id }).await?;
+        player.reply(stats, id).await?;
+    }
+    player.exit(stats).await
 }
 
 /// The mover and the other player, both mutably.

@@ -72,7 +72,11 @@ struct Cli {
     /// Which game the rooms play.
     #[arg(long, value_enum, default_value = "both")]
     game: GameArg,
-    /// Send postcard (binary frames) instead of JSON.
+    /// Speak JSON (text frames) instead of postcard (binary frames, the kiosk UI's framing and
+    /// the default).
+    #[arg(long, conflicts_with = "binary")]
+    json: bool,
+    /// Speak postcard in binary frames (the default; kept for older commands).
     #[arg(long)]
     binary: bool,
     /// Messages per second per connection (0: unpaced). Default: the limit the server announces
@@ -85,9 +89,17 @@ struct Cli {
     /// Threads of xo-load's own runtime (default: the CPUs it may run on).
     #[arg(long)]
     client_threads: Option<usize>,
+    /// The two players of each game slot play the bot in turn (unrated games, which the server
+    /// stores as the signed-in player's history) instead of each other.
+    #[arg(long)]
+    bot: bool,
+    /// Count the process's fsync/fdatasync calls during the window (strace attached: its CPU
+    /// figures then include strace's stops).
+    #[arg(long)]
+    count_syncs: bool,
     /// Print one JSON object instead of the human-readable line.
     #[arg(long)]
-    json: bool,
+    report_json: bool,
     /// Event mode: one arena event of --event-players players on a server xo-load starts
     /// (--spawn-server), for --seconds; reports the pairing delay, games, CPU per game and
     /// memory. --game picks the event's game (xo unless infinite).
@@ -157,10 +169,10 @@ fn main() -> ExitCode {
             GameArg::Xo => Games::Xo,
             GameArg::Both => Games::Both,
         },
-        framing: if cli.binary {
-            Framing::Binary
-        } else {
+        framing: if cli.json {
             Framing::Text
+        } else {
+            Framing::Binary
         },
         rate: cli.rate,
         seed: cli.seed.unwrap_or_else(|| {
@@ -168,6 +180,8 @@ fn main() -> ExitCode {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs())
         }),
+        count_syncs: cli.count_syncs,
+        bot: cli.bot,
     };
     let threads = cli.client_threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -185,7 +199,7 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(xo_load::run::run(options)) {
         Ok(report) => {
-            if cli.json {
+            if cli.report_json {
                 println!("{}", report.json());
             } else {
                 println!("{}", report.human());
@@ -220,10 +234,10 @@ fn event_mode(cli: &Cli) -> ExitCode {
             GameArg::Xo | GameArg::Both => engine::Game::Xo,
         },
         think_ms: cli.think_ms,
-        framing: if cli.binary {
-            Framing::Binary
-        } else {
+        framing: if cli.report_json {
             Framing::Text
+        } else {
+            Framing::Binary
         },
         seed: cli.seed.unwrap_or(0),
     };

@@ -139,6 +139,9 @@ pub struct Sample {
     /// Time its threads spent runnable but waiting for a CPU (`/proc/<pid>/schedstat`, summed
     /// over its threads), ns; 0 when the kernel does not keep schedstats.
     pub run_delay_ns: u64,
+    /// Bytes the process caused to be written to storage (`write_bytes` of `/proc/<pid>/io`:
+    /// page-cache pages it dirtied, counted once until written back), 0 when unreadable.
+    pub write_bytes: u64,
 }
 
 /// Reads `/proc/<pid>/status` and `/proc/<pid>/stat` (`pid` "self" for this process).
@@ -163,7 +166,75 @@ pub fn sample(pid: &str) -> Option<Sample> {
         hwm_kb: field("VmHWM:")?,
         cpu_ticks: utime + stime,
         run_delay_ns: run_delay_ns(pid),
+        write_bytes: write_bytes(pid),
     })
+}
+
+/// `write_bytes` of `/proc/<pid>/io`; 0 when it cannot be read (another user's process).
+fn write_bytes(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()
+        .and_then(|io| {
+            io.lines()
+                .find_map(|l| l.strip_prefix("write_bytes:"))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Counts the system calls that make a file durable (`fsync`, `fdatasync`) of process `pid`
+/// and all its threads while it lives: `strace -c -f` attached to it, stopped by [`Syncs::stop`].
+/// strace stops the process at every system call while attached, so its CPU figures are not
+/// comparable with a run without it.
+#[derive(Debug)]
+pub struct Syncs {
+    child: Child,
+    out: PathBuf,
+}
+
+impl Syncs {
+    pub fn start(pid: u32, dir: &Path) -> Result<Syncs, String> {
+        let out = dir.join(format!("strace-{pid}.txt"));
+        let child = Command::new("strace")
+            .args(["-c", "-f", "-e", "trace=fsync,fdatasync", "-o"])
+            .arg(&out)
+            .args(["-p", &pid.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("strace: {e}"))?;
+        // strace attaches to every thread before it counts; give it that time.
+        std::thread::sleep(Duration::from_millis(300));
+        Ok(Syncs { child, out })
+    }
+
+    /// Detaches strace (SIGINT, as at a terminal) and returns the calls it counted.
+    pub fn stop(mut self) -> Result<u64, String> {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+        let text = std::fs::read_to_string(&self.out)
+            .map_err(|e| format!("{}: {e}", self.out.display()))?;
+        Ok(count_syncs(&text))
+    }
+}
+
+/// The calls of `fsync` and `fdatasync` in strace's `-c` table (`% time  seconds  usecs/call
+/// calls  errors  syscall`).
+fn count_syncs(table: &str) -> u64 {
+    table
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let name = *fields.last()?;
+            if name != "fsync" && name != "fdatasync" {
+                return None;
+            }
+            fields.get(3)?.parse::<u64>().ok()
+        })
+        .sum()
 }
 
 /// The second field of each thread's `schedstat`, summed: nanoseconds spent waiting on a run
@@ -205,6 +276,18 @@ pub fn load_average() -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strace_tables_are_read_by_call_name() {
+        let table = "% time     seconds  usecs/call     calls    errors syscall\n\
+            ------ ----------- ----------- --------- --------- ----------------\n\
+            100.00    0.012345         274        45           fdatasync\n\
+              0.00    0.000010          10         1           fsync\n\
+            ------ ----------- ----------- --------- --------- ----------------\n\
+            100.00    0.012355                    46           total\n";
+        assert_eq!(count_syncs(table), 46);
+        assert_eq!(count_syncs(""), 0);
+    }
 
     #[test]
     fn this_process_can_be_sampled() {

@@ -75,6 +75,10 @@ pub struct Options {
     /// (20 for the forwarder, which has none).
     pub rate: Option<u32>,
     pub seed: u64,
+    /// Count the process's `fsync`/`fdatasync` calls during the window (strace attached).
+    pub count_syncs: bool,
+    /// The players play the bot (unrated games) instead of each other.
+    pub bot: bool,
 }
 
 /// The figures of a run.
@@ -121,6 +125,10 @@ pub struct ServerFigures {
     /// Seconds its threads were runnable but waited for a CPU during the window (other work
     /// on the same cores), summed over threads.
     pub cpu_wait_s: f64,
+    /// Bytes it caused to be written to storage during the window (`/proc/<pid>/io`).
+    pub written_bytes: u64,
+    /// Its `fsync` and `fdatasync` calls during the window (`--count-syncs`).
+    pub syncs: Option<u64>,
 }
 
 impl Report {
@@ -137,6 +145,17 @@ impl Report {
         } else {
             0.0
         }
+    }
+
+    /// CPU time per completed game, µs (0 without one).
+    fn cpu_us_per_game(&self, cpu_s: f64) -> f64 {
+        if self.games == 0 {
+            return 0.0;
+        }
+        // Game counts stay far below 2^52.
+        #[allow(clippy::cast_precision_loss)]
+        let games = self.games as f64;
+        cpu_s * 1e6 / games
     }
 
     /// CPU time per completed move, µs.
@@ -179,7 +198,10 @@ impl Report {
                 "vm_hwm_kb": s.hwm_kb,
                 "cpu_s": round3(s.cpu_s),
                 "cpu_us_per_move": round3(self.cpu_us_per_move(s.cpu_s)),
+                "cpu_us_per_game": round3(self.cpu_us_per_game(s.cpu_s)),
                 "cpu_wait_s": round3(s.cpu_wait_s),
+                "written_bytes": s.written_bytes,
+                "syncs": s.syncs,
             })),
             "client": {
                 "peak_rss_kb": self.client_peak_rss_kb,
@@ -196,8 +218,12 @@ impl Report {
             Target::Server => "server",
             Target::Forwarder => "forwarder",
         };
+        let framing = match o.framing {
+            Framing::Text => "JSON",
+            Framing::Binary => "postcard",
+        };
         let mut line = format!(
-            "{target}: {} games ({} connections: +{} spectators/game, +{} idle), {:.1} s: \
+            "{target}: {} games ({} connections: +{} spectators/game, +{} idle), {framing}, {:.1} s: \
              {:.0} moves/s ({} moves, {} games completed); move rtt {}{}; to opponent {}; errors {}",
             o.concurrent,
             self.connections,
@@ -232,15 +258,20 @@ impl Report {
         }
         if let Some(s) = self.server {
             line.push_str(&format!(
-                "; {target} RSS {} kB at start, peak {} kB (VmHWM {} kB), CPU {:.2} s ({:.0} % of one core, {:.0} µs per move; waited {:.2} s for a CPU)",
+                "; {target} RSS {} kB at start, peak {} kB (VmHWM {} kB), CPU {:.2} s ({:.0} % of one core, {:.0} µs per move, {:.0} µs per game; waited {:.2} s for a CPU); wrote {} B",
                 s.rss_start_kb,
                 s.peak_rss_kb,
                 s.hwm_kb,
                 s.cpu_s,
                 100.0 * s.cpu_s / self.window_s.max(1e-9),
                 self.cpu_us_per_move(s.cpu_s),
-                s.cpu_wait_s
+                self.cpu_us_per_game(s.cpu_s),
+                s.cpu_wait_s,
+                s.written_bytes,
             ));
+            if let Some(syncs) = s.syncs {
+                line.push_str(&format!(", {syncs} syncs"));
+            }
         }
         line.push_str(&format!(
             "; xo-load peak RSS {} kB, CPU {:.2} s, waited {:.2} s for a CPU; load average {} -> {}",
@@ -370,7 +401,14 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
                 };
                 let rng = SmallRng::seed_from_u64(options.seed.wrapping_add(index as u64));
                 let delay = stagger(index, options.concurrent, rate);
-                let play = game::run_slot(slot, options.which, stats.clone(), budget.clone(), rng);
+                let play = game::run_slot(
+                    slot,
+                    options.which,
+                    options.bot,
+                    stats.clone(),
+                    budget.clone(),
+                    rng,
+                );
                 game_tasks.spawn(gated(go.subscribe(), async move {
                     tokio::time::sleep(delay).await;
                     play.await
@@ -457,6 +495,10 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
 
     // The window. Tasks were spawned just above and start now.
     let setup_s = setup_started.elapsed().as_secs_f64();
+    let syncs = match pid {
+        Some(pid) if options.count_syncs => Some(process::Syncs::start(pid, work.path())?),
+        _ => None,
+    };
     let pid_text = pid.map(|p| p.to_string());
     let before = pid_text.as_deref().and_then(process::sample);
     let client_before = process::sample("self");
@@ -492,6 +534,10 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
     stats.close_window();
     let window_s = started.elapsed().as_secs_f64();
     let after = pid_text.as_deref().and_then(process::sample);
+    let syncs = match syncs {
+        Some(counting) => Some(counting.stop()?),
+        None => None,
+    };
     let client_after = process::sample("self");
     let load_end = process::load_average();
     sampler.abort();
@@ -518,6 +564,8 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             // Nanosecond counts stay far below 2^52.
             #[allow(clippy::cast_precision_loss)]
             cpu_wait_s: a.run_delay_ns.saturating_sub(b.run_delay_ns) as f64 / 1e9,
+            written_bytes: a.write_bytes.saturating_sub(b.write_bytes),
+            syncs,
         }),
         _ => None,
     };

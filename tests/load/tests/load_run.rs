@@ -87,7 +87,7 @@ fn newest(path: &Path) -> Option<SystemTime> {
 fn xo_load(args: &[&str]) -> serde_json::Value {
     let output = Command::new(env!("CARGO_BIN_EXE_xo-load"))
         .args(args)
-        .arg("--json")
+        .arg("--report-json")
         .output()
         .expect("run xo-load");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -160,6 +160,32 @@ fn a_few_rated_games_against_the_real_server_then_the_forwarder() {
     assert!(number(&report, "/server/peak_rss_kb") > 1000.0, "{report}");
     assert!(number(&report, "/server/vm_hwm_kb") >= number(&report, "/server/rss_start_kb"));
     assert!(number(&report, "/server/cpu_s") > 0.0, "{report}");
+    assert_eq!(
+        report["framing"], "postcard",
+        "the UI's framing by default: {report}"
+    );
+
+    // Unrated games against the bot, in JSON text.
+    let report = xo_load(&[
+        "--spawn-server",
+        server,
+        "--concurrent",
+        "1",
+        "--games",
+        "2",
+        "--seconds",
+        "20",
+        "--spectators-per-game",
+        "0",
+        "--bot",
+        "--json",
+    ]);
+    assert_eq!(report["errors"]["total"], 0, "{report}");
+    assert_eq!(report["framing"], "json", "{report}");
+    assert_eq!(report["games_completed"], 2, "{report}");
+    // The player moves first and every game has at least three of its moves.
+    assert!(number(&report, "/moves") >= 6.0, "{report}");
+    assert_latencies(&report, "rtt");
 
     let forwarder = PathBuf::from(env!("CARGO_BIN_EXE_xo-forwarder"));
     let report = xo_load(&[
