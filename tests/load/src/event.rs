@@ -97,7 +97,7 @@ impl EventReport {
     pub fn human(&self) -> String {
         format!(
             "event: {} players ({} joined), {} at {} ms a move, {:.1} s: {} games completed, \
-             {} moves; pairing delay {} ({} pairings); errors {} {:?}; server RSS {} kB at \
+             {} moves; pairing delay {} ({} players paired); errors {} {:?}; server RSS {} kB at \
              start, peak {} kB (VmHWM {} kB), CPU {:.2} s ({:.0} % of one core, {:.2} ms per \
              game); load average {} -> {}",
             self.options.players,
@@ -223,7 +223,8 @@ pub async fn run(options: EventOptions) -> Result<EventReport, String> {
         joined: counts.joined.load(Ordering::Relaxed),
         setup_s,
         window_s,
-        games: counts.games.load(Ordering::Relaxed),
+        // Each game's result reaches both its players.
+        games: counts.games.load(Ordering::Relaxed) / 2,
         moves: counts.moves.load(Ordering::Relaxed),
         pairing_delay: Percentiles::of(&mut delays),
         errors,
