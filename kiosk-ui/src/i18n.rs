@@ -789,7 +789,7 @@ T {
     EventToGame => "Back to your game", "عُد إلى مباراتك";
     EventPlayHere => "Play on the kiosk", "العب على الكشك";
     EventBoardBack => "Back to the event", "عُد إلى الفعالية";
-    EventScoring => "Win 2, draw 1, from the third win in a row 4.", "الفوز 2، التعادل 1، ومن الفوز الثالث المتتالي 4.";
+    EventScoring => "Win 2, draw 1, from the third win in a row 4.", "الفوز ٢، التعادل ١، ومن الفوز الثالث المتتالي ٤.";
     EventRank => "#", "#";
     AnnPaired => "Paired with {0}: you are {1}", "قُرنت مع {0}: أنت {1}";
     ErrUnknownEvent => "There is no such event.", "لا توجد فعالية كهذه.";
