@@ -104,7 +104,8 @@ async fn solve(c: &Client) -> Result<usize, Box<dyn std::error::Error + Send + S
 
 /// Plays a wrong first move (one the tables do not count as a fastest win) and follows the
 /// refutation: the board gains one mark at a time until Retry shows. Returns the marks counts
-/// seen along the way.
+/// the page showed along the way, as the page itself saw them change (a `MutationObserver`
+/// installed before the tap: polling over WebDriver misses a ply on a loaded machine).
 async fn fail(c: &Client) -> Result<Vec<u64>, Box<dyn std::error::Error + Send + Sync>> {
     my_turn(c).await?;
     let p = board(c).await?;
@@ -115,8 +116,18 @@ async fn fail(c: &Client) -> Result<Vec<u64>, Box<dyn std::error::Error + Send +
         .legal_moves()
         .find(|m| !best.contains(m))
         .ok_or("every move wins")?;
+    js(
+        c,
+        "const count = () => document.querySelectorAll('#board .mark').length; \
+         if (window.__marksSeen) window.__marksSeen.observer.disconnect(); \
+         const seen = [count()]; \
+         const observer = new MutationObserver(() => { \
+           const n = count(); if (seen[seen.length - 1] !== n) seen.push(n); }); \
+         observer.observe(document.body, { subtree: true, childList: true, attributes: true }); \
+         window.__marksSeen = { seen, observer }; return true;",
+    )
+    .await?;
     tap(c, wrong).await?;
-    let mut seen = vec![marks(c).await?];
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     while c.find(Locator::Css("#puzzle-retry")).await.is_err() {
         assert!(
@@ -124,15 +135,15 @@ async fn fail(c: &Client) -> Result<Vec<u64>, Box<dyn std::error::Error + Send +
             "no Retry after the refutation"
         );
         tokio::time::sleep(Duration::from_millis(120)).await;
-        let n = marks(c).await?;
-        if seen.last() != Some(&n) {
-            seen.push(n);
-        }
     }
-    let n = marks(c).await?;
-    if seen.last() != Some(&n) {
-        seen.push(n);
-    }
+    let seen = js(
+        c,
+        "const m = window.__marksSeen; m.observer.disconnect(); \
+         const n = document.querySelectorAll('#board .mark').length; \
+         if (m.seen[m.seen.length - 1] !== n) m.seen.push(n); return m.seen.slice(1);",
+    )
+    .await?;
+    let seen: Vec<u64> = serde_json::from_value(seen)?;
     c.find(Locator::Css("#puzzle-outcome.loss")).await?;
     c.find(Locator::Css("#puzzle-refutation")).await?;
     Ok(seen)
