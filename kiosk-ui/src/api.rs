@@ -96,19 +96,24 @@ fn empty() -> Body<'static> {
 
 /// Calls endpoint `C` (its method and path from the protocol's table, `args` filling the
 /// path's `{…}` segments, already encoded) with `body`, and reads `C`'s response type.
-async fn call<C: Call>(args: &[&str], query: &str, body: Body<'_>) -> Result<C::Response, ApiError>
+fn call<'b, C: Call>(
+    args: &[&str],
+    query: &str,
+    body: Body<'b>,
+) -> impl Future<Output = Result<C::Response, ApiError>> + use<'b, C>
 where
     C::Response: DeserializeOwned,
 {
-    call_as::<C, C::Response>(args, query, body).await
+    call_as::<C, C::Response>(args, query, body)
 }
 
 /// [`call`], reading only part of `C`'s response as `T` (fewer fields to decode: the UI's size).
-async fn call_as<C: Call, T: DeserializeOwned>(
+/// Not `async`: the future is [`fetch`]'s, one per response type, not one per endpoint.
+fn call_as<'b, C: Call, T: DeserializeOwned>(
     args: &[&str],
     query: &str,
-    body: Body<'_>,
-) -> Result<T, ApiError> {
+    body: Body<'b>,
+) -> impl Future<Output = Result<T, ApiError>> + use<'b, C, T> {
     let endpoint = C::ENDPOINT;
     let method = match endpoint.method() {
         protocol::api::Method::Get => Method::GET,
@@ -116,7 +121,14 @@ async fn call_as<C: Call, T: DeserializeOwned>(
         protocol::api::Method::Put => Method::PUT,
         protocol::api::Method::Delete => Method::DELETE,
     };
-    let url = endpoint.url(args) + query;
+    fetch(method, endpoint.url(args) + query, body)
+}
+
+async fn fetch<T: DeserializeOwned>(
+    method: Method,
+    url: String,
+    body: Body<'_>,
+) -> Result<T, ApiError> {
     decode(exchange(method, &url, body).await)
 }
 

@@ -335,17 +335,18 @@ impl Endpoint {
     /// The path with its `{…}` segments replaced by `args`, in order; the caller encodes them.
     pub fn url(self, args: &[&str]) -> String {
         let mut args = args.iter();
-        self.path()
-            .split('/')
-            .map(|segment| {
-                if segment.starts_with('{') {
-                    *args.next().expect("one argument for each {…} segment")
-                } else {
-                    segment
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("/")
+        let mut url = String::with_capacity(self.path().len());
+        for (i, segment) in self.path().split('/').enumerate() {
+            if i > 0 {
+                url.push('/');
+            }
+            if segment.starts_with('{') {
+                url.push_str(args.next().expect("one argument for each {…} segment"));
+            } else {
+                url.push_str(segment);
+            }
+        }
+        url
     }
 }
 
