@@ -407,6 +407,23 @@ mod tests {
         }
     }
 
+    /// `protocol::http`'s table of routes, with each one's errors, names every row.
+    #[test]
+    fn the_http_modules_table_names_every_row() {
+        let docs: String = include_str!("http.rs")
+            .lines()
+            .filter_map(|line| line.strip_prefix("//! |"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for endpoint in Endpoint::ALL {
+            let named = format!("`{} {}", endpoint.method().as_str(), endpoint.path());
+            assert!(
+                docs.contains(&format!("{named}`")) || docs.contains(&format!("{named}?")),
+                "protocol::http's table has no row for {named}`"
+            );
+        }
+    }
+
     #[test]
     fn the_uploads_are_the_restores_and_the_update() {
         let uploads: Vec<&str> = Endpoint::ALL
