@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use hyper::HeaderMap;
 use hyper::header::{CONTENT_TYPE, HOST};
+use protocol::api::Endpoint;
 use sha2::{Digest, Sha256};
 
 use crate::api_error::ApiError;
@@ -91,15 +92,6 @@ pub fn check_host(app: &App, headers: &HeaderMap, uri: &hyper::Uri) -> Result<()
     }
 }
 
-/// The endpoints whose body is a file (`application/octet-stream`) instead of JSON: an
-/// owner's restore and update uploads. A cross-site page cannot send that type without a CORS
-/// preflight, which this server never grants, so they are as safe as JSON.
-pub const UPLOAD_PATHS: [&str; 3] = [
-    "/api/owner/restore/preview",
-    "/api/owner/restore",
-    "/api/owner/update",
-];
-
 fn is_octet_stream(headers: &HeaderMap) -> bool {
     headers
         .get(CONTENT_TYPE)
@@ -108,10 +100,14 @@ fn is_octet_stream(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/octet-stream"))
 }
 
-/// Refuses a state-changing request that is not JSON (a file, for [`UPLOAD_PATHS`]) or comes
+/// Refuses a state-changing request that is not JSON (a file, for an upload's path) or comes
 /// from another site's page.
 pub fn check_state_change(headers: &HeaderMap, path: &str) -> Result<(), ApiError> {
-    let typed = if UPLOAD_PATHS.contains(&path) {
+    // The endpoints whose body is a file (`application/octet-stream`) instead of JSON, an
+    // owner's restore and update uploads, are the rows of the API's table that take an
+    // `Upload`. A cross-site page cannot send that type without a CORS preflight, which this
+    // server never grants, so they are as safe as JSON.
+    let typed = if Endpoint::is_upload_path(path) {
         is_octet_stream(headers)
     } else {
         is_json(headers)

@@ -1,12 +1,18 @@
 //! Routing and the HTTP handlers: the JSON API under `/api`, the WebSocket at `/ws`, the
 //! embedded UI everywhere else.
 //!
-//! The endpoints, their bodies and their error codes are the types of [`protocol::http`]
-//! (its crate docs list every route); failures are [`ApiError`]s, whose one table gives the
-//! code, status and log level. Account endpoints live in [`crate::account_api`]. Request
-//! bodies are JSON of at most [`MAX_BODY`] bytes. `GET /ws` is the WebSocket upgrade
-//! ([`crate::ws`]); every other `GET /…` is an embedded file, or `index.html` for client-side
-//! routes. Any response to a client without an `xo_guest` cookie sets one.
+//! The endpoints are the rows of [`protocol::api::Endpoint`] (method, path, success status,
+//! request and response types; the UI builds its requests from the same table); [`route`]
+//! finds a request's row ([`Endpoint::find`]: `405` with the row's `Allow` for a path that
+//! exists with another method, `HEAD` answered as `GET`) and calls its one handler. Under
+//! `/api/owner` the owner check comes first ([`crate::owner_api::require_owner`]), so a
+//! non-owner learns nothing, not even which paths exist. Failures are [`ApiError`]s, whose
+//! one table gives the code, status and log level. Account endpoints live in
+//! [`crate::account_api`], the owner's in [`crate::owner_api`], the arena events' in
+//! [`crate::events_api`]. Request bodies are JSON of at most [`MAX_BODY`] bytes. `GET /ws` is
+//! the WebSocket upgrade ([`crate::ws`]); every other `GET /…` is an embedded file, or
+//! `index.html` for client-side routes. Any response to a client without an `xo_guest`
+//! cookie sets one.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -21,6 +27,7 @@ use hyper::header::{
     IF_NONE_MATCH, SET_COOKIE, VARY,
 };
 use hyper::{Method, Request, Response, StatusCode};
+use protocol::api::{Endpoint, Found};
 use protocol::http::{
     DailyPuzzle, DailyPuzzles, GameView, LadderView, LeaderRow, Leaderboard, PerGame, Profile,
     ProfileSeason, SeasonSummary, Seasons, ServerConfig, StreakBoard, StreakRow,
@@ -112,107 +119,89 @@ async fn route(
     let Some(api_path) = path.strip_prefix("/api") else {
         return static_file(&req, &path);
     };
-    let segments: Vec<&str> = api_path.split('/').skip(1).collect();
-    let method = req.method().clone();
-    let get = |allowed: bool| {
-        if allowed {
-            Ok(())
-        } else {
-            Err(ApiError::MethodNotAllowed("GET, HEAD"))
-        }
+    // Owner mode: every endpoint under `/api/owner` but the claim checks the owner first, so
+    // a non-owner learns nothing more (not even which paths exist).
+    let owner_path = api_path == "/owner" || api_path.starts_with("/owner/");
+    let you = if owner_path && api_path != "/owner/claim" {
+        Some(crate::owner_api::require_owner(app, peer, &req).await?)
+    } else {
+        None
     };
-    let post = |allowed: bool| {
-        if allowed {
-            Ok(())
-        } else {
-            Err(ApiError::MethodNotAllowed("POST"))
+    // The kiosk's screen is the kiosk's alone: another machine learns nothing of it, whatever
+    // the method.
+    if api_path == "/kiosk/screen" && !crate::owner::is_kiosk(peer.ip()) {
+        return Err(ApiError::NotKiosk);
+    }
+    let (endpoint, params) = match Endpoint::find(req.method().as_str(), &path) {
+        Found::Endpoint(endpoint, params) => (endpoint, params),
+        // Outside owner mode a `{…}` segment names something, whatever the method: an empty
+        // one (`/api/users/`) names nothing.
+        Found::WrongMethod(_) if !owner_path && api_path.split('/').skip(1).any(str::is_empty) => {
+            return Err(ApiError::NotFound(format!("no API endpoint {path}")));
         }
+        Found::WrongMethod(allow) => return Err(ApiError::MethodNotAllowed(allow)),
+        Found::NotFound if owner_path => {
+            return Err(ApiError::NotFound(format!("no owner endpoint {path}")));
+        }
+        Found::NotFound => return Err(ApiError::NotFound(format!("no API endpoint {path}"))),
     };
-    let is_get = method == Method::GET || method == Method::HEAD;
-    let is_post = method == Method::POST;
-    match segments.as_slice() {
-        ["health"] => {
-            get(is_get)?;
-            Ok(health(app))
-        }
-        ["config"] => {
-            get(is_get)?;
-            Ok(config(app))
-        }
-        ["register"] => {
-            post(is_post)?;
-            account_api::register(app, peer, req).await
-        }
-        ["login"] => {
-            post(is_post)?;
-            account_api::login(app, peer, req).await
-        }
-        ["login", "reset"] => {
-            post(is_post)?;
-            account_api::login_with_reset(app, peer, req).await
-        }
-        ["logout"] => {
-            post(is_post)?;
-            account_api::logout(app, &req).await
-        }
-        ["me", "password"] => {
-            post(is_post)?;
-            account_api::change_password(app, peer, req).await
-        }
-        ["me"] if method == Method::DELETE => account_api::delete_me(app, peer, req).await,
-        ["me"] => {
-            if !is_get {
-                return Err(ApiError::MethodNotAllowed("GET, HEAD, DELETE"));
-            }
-            account_api::me(app, &req).await
-        }
-        ["session"] => {
-            get(is_get)?;
-            account_api::session(app, &req).await
-        }
-        ["kiosk", "owner-code"] => {
-            post(is_post)?;
-            crate::owner_api::kiosk_code(app, peer)
-        }
-        ["kiosk", "screen"] => crate::owner_api::kiosk_screen(app, peer, req).await,
-        ["owner", rest @ ..] => crate::owner_api::route(app, peer, req, rest).await,
-        ["users", name] if !name.is_empty() => {
-            get(is_get)?;
-            profile(app, &percent_decode(name)).await
-        }
-        ["seasons"] => {
-            get(is_get)?;
-            seasons(app).await
-        }
-        ["leaderboard"] => {
-            get(is_get)?;
-            leaderboard(app, req.uri().query()).await
-        }
-        ["rooms"] => {
-            get(is_get)?;
-            lobby(app, &req).await
-        }
-        ["puzzles", "daily"] => {
-            get(is_get)?;
-            Ok(daily_puzzles(app))
-        }
-        ["puzzles", "streaks"] => {
-            get(is_get)?;
-            streaks(app, req.uri().query()).await
-        }
-        ["events"] => {
-            get(is_get)?;
-            crate::events_api::list(app).await
-        }
-        ["events", id] if !id.is_empty() => {
-            get(is_get)?;
-            crate::events_api::page(app, percent_decode(id)).await
-        }
-        ["games", id] if !id.is_empty() => {
-            get(is_get)?;
-            game(app, percent_decode(id)).await
-        }
+    if let Some(you) = you {
+        return crate::owner_api::serve(app, peer, you, req, endpoint, &params).await;
+    }
+    // A `{…}` segment of these paths names something; an empty one names nothing.
+    let named = || match params.first() {
+        Some(segment) if !segment.is_empty() => Ok(percent_decode(segment)),
         _ => Err(ApiError::NotFound(format!("no API endpoint {path}"))),
+    };
+    match endpoint {
+        Endpoint::Health => Ok(health(app)),
+        Endpoint::Config => Ok(config(app)),
+        Endpoint::Register => account_api::register(app, peer, req).await,
+        Endpoint::Login => account_api::login(app, peer, req).await,
+        Endpoint::LoginReset => account_api::login_with_reset(app, peer, req).await,
+        Endpoint::Logout => account_api::logout(app, &req).await,
+        Endpoint::ChangePassword => account_api::change_password(app, peer, req).await,
+        Endpoint::DeleteMe => account_api::delete_me(app, peer, req).await,
+        Endpoint::Me => account_api::me(app, &req).await,
+        Endpoint::Session => account_api::session(app, &req).await,
+        Endpoint::KioskOwnerCode => crate::owner_api::kiosk_code(app, peer),
+        Endpoint::KioskScreen => crate::owner_api::kiosk_screen(app, peer),
+        Endpoint::ReportScreen => crate::owner_api::report_screen(app, peer, req).await,
+        Endpoint::ClaimOwner => crate::owner_api::claim(app, peer, req).await,
+        Endpoint::Profile => profile(app, &named()?).await,
+        Endpoint::Seasons => seasons(app).await,
+        Endpoint::Leaderboard => leaderboard(app, req.uri().query()).await,
+        Endpoint::Rooms => lobby(app, &req).await,
+        Endpoint::DailyPuzzles => Ok(daily_puzzles(app)),
+        Endpoint::PuzzleStreaks => streaks(app, req.uri().query()).await,
+        Endpoint::Events => crate::events_api::list(app).await,
+        Endpoint::Event => crate::events_api::page(app, named()?).await,
+        Endpoint::Game => game(app, named()?).await,
+        // Under `/api/owner`: served above once the owner check passed.
+        Endpoint::Owners
+        | Endpoint::RemoveOwner
+        | Endpoint::CreateEvent
+        | Endpoint::CancelEvent
+        | Endpoint::Users
+        | Endpoint::Online
+        | Endpoint::RenameUser
+        | Endpoint::ResetPassword
+        | Endpoint::RemoveUser
+        | Endpoint::OwnerHealth
+        | Endpoint::UpdateStatus
+        | Endpoint::Update
+        | Endpoint::Restart
+        | Endpoint::NewSeason
+        | Endpoint::Backup
+        | Endpoint::KeptBackups
+        | Endpoint::KeptBackup
+        | Endpoint::RestoreKept
+        | Endpoint::RestorePreview
+        | Endpoint::Restore
+        | Endpoint::CloseRoom
+        | Endpoint::Settings
+        | Endpoint::SaveSettings
+        | Endpoint::ResetSettings => Err(ApiError::NotFound(format!("no API endpoint {path}"))),
     }
 }
 

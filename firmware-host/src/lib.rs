@@ -8,7 +8,14 @@
 //! - [`connections`]: open connections per address, the per-address cap and shedding near
 //!   the open-files limit.
 //! - [`cross_site`]: JSON-only, same-origin state changes, the `Host` check and the CSP.
-//! - [`http`]: routing, the read-only JSON endpoints and the embedded files.
+//! - HTTP routes: every endpoint is a row of [`protocol::api::Endpoint`] (method, path,
+//!   success status, request and response types), the one table the server routes by and
+//!   the UI calls by; `docs/PROTOCOL.md` documents each row (a test holds them together).
+//!   [`http`]'s `route` finds a request's row and hands it to its one handler: the owner
+//!   endpoints' in [`owner_api`] (`serve`), the accounts' in [`account_api`], the arena
+//!   events' in [`events_api`], the read-only ones in [`http`] itself.
+//! - [`http`]: routing (the owner check before anything else under `/api/owner`, `405` with
+//!   the table's `Allow`), the read-only JSON endpoints and the embedded files.
 //! - [`health`]: what `/api/health` answers (the owner's health page shows it too).
 //! - [`account_api`]: the account endpoints (register, sign in and out, password change).
 //! - [`owner`]: owner codes (physical presence) and `firmware-host owner-code`.

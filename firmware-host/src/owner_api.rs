@@ -1,25 +1,18 @@
-//! Owner mode's HTTP endpoints (SPEC O1, O2). Every endpoint under `/api/owner/` but the
-//! claim checks on the server that the signed-in account is an owner ([`require_owner`]):
+//! Owner mode's HTTP endpoints (SPEC O1, O2), one handler each. Their methods, paths and
+//! types are rows of [`protocol::api::Endpoint`] (the paths under `/api/owner`, and the
+//! kiosk's own `/api/kiosk/…`); [`serve`] maps each owner row to its handler. Every endpoint
+//! under `/api/owner/` but the claim checks on the server that the signed-in account is an
+//! owner ([`require_owner`], called by the router before it looks at the path):
 //! `401 not_signed_in` for a guest, `403 not_owner` for anyone else. Every owner action is
 //! logged (target `owner`) with who did it and what.
-//!
-//! | route | request | success |
-//! | --- | --- | --- |
-//! | `POST /api/kiosk/owner-code` (the kiosk's own screen) | `{}` | 200 `OwnerCode` |
-//! | `POST /api/owner/claim` (any signed-in account) | `ClaimOwner` | 200 `Owners` |
-//! | `GET /api/owner` | | 200 `Owners` |
-//! | `DELETE /api/owner/owners/{id}` | `{}` | 200 `Owners` |
-//! | `DELETE /api/owner/users/{id}` | `{}` | 200 `AccountRemoved` |
-//!
-//! and the players' pages (`/users`, `/online`, rename, reset-password) and rooms
-//! (`/rooms/{id}/close`); `protocol::http` lists them all.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use hyper::body::Incoming;
 use hyper::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE, HeaderValue};
-use hyper::{Method, Request, StatusCode};
+use hyper::{Request, StatusCode};
+use protocol::api::Endpoint;
 use protocol::http::{
     Account, AccountList, AccountRemoved, AccountRow, BackupPreview, CLOSE_REASON_MAX, ClaimOwner,
     CloseRoom, ClosedRoom, KeptBackup, KeptBackups, KioskScreen, OwnerCode, OwnerView, Owners,
@@ -420,23 +413,24 @@ fn parse_id(segment: &str) -> Result<UserId, ApiError> {
         .map_err(|_| ApiError::NotFound(format!("{segment:?} is not an account id")))
 }
 
-/// `GET /api/kiosk/screen` (whether the kiosk's screen sleeps, for the compositor's hook that
-/// turns the display's power off and on) and `POST` (the kiosk's page reports it): from the
+/// `GET /api/kiosk/screen`: whether the kiosk's screen sleeps, for the compositor's hook that
+/// turns the display's power off and on; from the kiosk's own machine only.
+pub(crate) fn kiosk_screen(app: &Arc<App>, peer: SocketAddr) -> ApiResult {
+    if !owner::is_kiosk(peer.ip()) {
+        return Err(ApiError::NotKiosk);
+    }
+    Ok(json(StatusCode::OK, &app.screen.get()))
+}
+
+/// `POST /api/kiosk/screen`: the kiosk's page reports that its screen sleeps or woke; from the
 /// kiosk's own machine only.
-pub(crate) async fn kiosk_screen(
+pub(crate) async fn report_screen(
     app: &Arc<App>,
     peer: SocketAddr,
     req: Request<Incoming>,
 ) -> ApiResult {
     if !owner::is_kiosk(peer.ip()) {
         return Err(ApiError::NotKiosk);
-    }
-    let method = req.method().clone();
-    if method == Method::GET || method == Method::HEAD {
-        return Ok(json(StatusCode::OK, &app.screen.get()));
-    }
-    if method != Method::POST {
-        return Err(ApiError::MethodNotAllowed("GET, HEAD, POST"));
     }
     let body: KioskScreen = read_json(req, app.config.handshake_timeout).await?;
     let (now, changed) = app.screen.set(body.asleep, crate::clock::now_ms());
@@ -466,7 +460,7 @@ pub(crate) fn kiosk_code(app: &Arc<App>, peer: SocketAddr) -> ApiResult {
 }
 
 /// `POST /api/owner/claim`: a signed-in account with a live code becomes an owner.
-async fn claim(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
+pub(crate) async fn claim(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiResult {
     let (account, owner) = signed_in(app, &req).await?;
     let body: ClaimOwner = read_json(req, app.config.handshake_timeout).await?;
     if owner {
@@ -498,240 +492,261 @@ async fn claim(app: &Arc<App>, peer: SocketAddr, req: Request<Incoming>) -> ApiR
     owners(app, account).await
 }
 
-/// Routes `/api/owner/…` (`rest` is the path after `/api/owner`).
-pub(crate) async fn route(
+/// Serves owner endpoint `endpoint` to owner `you` (checked by the router before anything
+/// else); `params` are the path's `{…}` segments. One handler each.
+pub(crate) async fn serve(
     app: &Arc<App>,
     peer: SocketAddr,
+    you: rooms::Account,
     req: Request<Incoming>,
-    rest: &[&str],
+    endpoint: Endpoint,
+    params: &[&str],
 ) -> ApiResult {
-    let method = req.method().clone();
-    if rest == ["claim"] {
-        if method != Method::POST {
-            return Err(ApiError::MethodNotAllowed("POST"));
-        }
-        return claim(app, peer, req).await;
-    }
-    // The owner check comes before anything else, so a non-owner learns nothing more.
-    let you = require_owner(app, peer, &req).await?;
-    let is_get = method == Method::GET || method == Method::HEAD;
-    match rest {
-        [] => {
-            if !is_get {
-                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
-            }
-            owners(app, you).await
-        }
-        ["owners", id] => {
-            if method != Method::DELETE {
-                return Err(ApiError::MethodNotAllowed("DELETE"));
-            }
-            let id = parse_id(id)?;
-            let removed = app.store.remove_owner(id).await?;
-            if !removed {
-                return Err(ApiError::NotFound(format!("account {id} is not an owner")));
-            }
-            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an owner", user = id, "owner action");
-            owners(app, you).await
-        }
-        ["events"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            crate::events_api::create(app, peer, &you, req).await
-        }
-        ["events", id] => {
-            if method != Method::DELETE {
-                return Err(ApiError::MethodNotAllowed("DELETE"));
-            }
-            crate::events_api::cancel(app, peer, &you, id).await
-        }
-        ["users"] | ["online"] => {
-            if !is_get {
-                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
-            }
-            accounts_list(app, rest == ["online"]).await
-        }
-        ["users", id, "rename"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            let id = parse_id(id)?;
-            let body: Rename = read_json(req, app.config.handshake_timeout).await?;
-            protocol::rules::check_username(&body.username)?;
-            let old = app
-                .store
-                .rename(id, &body.username)
-                .await
-                .map_err(|e| unknown_as(e, id))?;
-            // Its connections come back with the new name (the session stays signed in).
-            app.hub.end_user_sessions(id, None);
-            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "renamed an account", user = id, old, new = body.username, "owner action");
-            Ok(json(
-                StatusCode::OK,
-                &Account {
-                    id,
-                    username: body.username,
-                },
-            ))
-        }
-        ["users", id, "reset-password"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            let id = parse_id(id)?;
-            let store = app.store.clone();
-            let user = blocking(move || store.user_blocking(id))
-                .await??
-                .ok_or(ApiError::UnknownAccount(id))?;
-            let (code, hash) = owner::new_reset_code();
-            let now = crate::clock::now_ms();
-            let life = u64::try_from(owner::RESET_LIFE.as_millis()).unwrap_or(u64::MAX);
-            app.store
-                .issue_reset_code(id, hash, now + life, now)
-                .await
-                .map_err(|e| unknown_as(e, id))?;
-            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "made a password reset code", user = id, "owner action");
-            Ok(json(
-                StatusCode::OK,
-                &PasswordReset {
-                    username: user.name,
-                    code,
-                    expires_s: owner::RESET_LIFE.as_secs(),
-                },
-            ))
-        }
-        ["health"] => {
-            if !is_get {
-                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
-            }
-            let health = crate::health::health_view(app);
-            let update = update_status(app).await?;
-            Ok(json(
-                StatusCode::OK,
-                &crate::owner_health::OwnerHealth {
-                    health,
-                    recent_errors: crate::owner_health::recent_errors(),
-                    update,
-                    display: app.display.get(),
-                },
-            ))
-        }
-        ["update"] if is_get => Ok(json(StatusCode::OK, &update_status(app).await?)),
-        ["update"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("GET, HEAD, POST"));
-            }
-            update(app, peer, &you, req).await
-        }
-        ["restart"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "restarted the server", "owner action");
-            app.restart.notify_one();
-            Ok(json(StatusCode::ACCEPTED, &Restarting { restarting: true }))
-        }
-        ["seasons"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            let archived = app.store.new_season(crate::clock::now_ms()).await?;
-            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "started a new season", archived, "owner action");
-            Ok(json(
-                StatusCode::OK,
-                &SeasonStarted {
-                    archived,
-                    current: archived + 1,
-                },
-            ))
-        }
-        ["backup"] => {
-            if !is_get {
-                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
-            }
-            backup(app, peer, &you).await
-        }
-        ["backups"] => {
-            if !is_get {
-                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
-            }
-            kept_list(app).await
-        }
-        ["backups", name] => {
-            if !is_get {
-                return Err(ApiError::MethodNotAllowed("GET, HEAD"));
-            }
-            let file = kept_file(app, name).await?;
-            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "downloaded a kept backup", name, "owner action");
-            Ok(download(file, name))
-        }
-        ["backups", name, "restore"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            // `{}`: a JSON body, as every state change (a cross-site form cannot send one).
-            let _empty: serde_json::Value = read_json(req, app.config.handshake_timeout).await?;
-            let file = kept_file(app, name).await?;
-            let (contents, scratch) = verify(app, file).await?;
-            let restored = restore(app, peer, &you, &contents, &scratch).await;
-            remove_scratch(&scratch);
-            restored
-        }
-        ["restore", "preview"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            let file = read_bytes(req, MAX_BACKUP_BYTES, UPLOAD_TIME).await?;
-            let (contents, scratch) = verify(app, file).await?;
-            remove_scratch(&scratch);
-            Ok(json(StatusCode::OK, &preview(&contents)))
-        }
-        ["restore"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            let file = read_bytes(req, MAX_BACKUP_BYTES, UPLOAD_TIME).await?;
-            let (contents, scratch) = verify(app, file).await?;
-            let restored = restore(app, peer, &you, &contents, &scratch).await;
-            remove_scratch(&scratch);
-            restored
-        }
-        ["rooms", id, "close"] => {
-            if method != Method::POST {
-                return Err(ApiError::MethodNotAllowed("POST"));
-            }
-            let room = (*id).to_owned();
-            let body: CloseRoom = read_json(req, app.config.handshake_timeout).await?;
-            let reason = body.reason.trim().to_owned();
-            let length = reason.chars().count();
-            if length == 0 || length > CLOSE_REASON_MAX || reason.chars().any(char::is_control) {
-                return Err(ApiError::BadJson(format!(
-                    "`reason` must be 1 to {CLOSE_REASON_MAX} characters without control characters"
-                )));
-            }
-            if !app.hub.close_room(&room, reason.clone()).await {
-                return Err(ApiError::NotFound(format!("no open room {room:?}")));
-            }
-            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "closed a room", room, reason, "owner action");
-            Ok(json(StatusCode::OK, &ClosedRoom { room, reason }))
-        }
-        ["settings"] if is_get => Ok(json(StatusCode::OK, &app.settings.current())),
-        ["settings"] if method == Method::PUT => put_settings(app, peer, &you, req).await,
-        ["settings"] if method == Method::DELETE => reset_settings(app, peer, &you).await,
-        ["settings"] => Err(ApiError::MethodNotAllowed("GET, HEAD, PUT, DELETE")),
-        ["users", id] => {
-            if method != Method::DELETE {
-                return Err(ApiError::MethodNotAllowed("DELETE"));
-            }
-            let id = parse_id(id)?;
-            let username = account_api::delete_account(app, id).await?;
-            tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an account", user = id, username, "owner action");
-            Ok(json(StatusCode::OK, &AccountRemoved { id, username }))
-        }
-        _ => Err(ApiError::NotFound(format!(
+    let param = || params.first().copied().unwrap_or_default();
+    match endpoint {
+        Endpoint::Owners => owners(app, you).await,
+        Endpoint::RemoveOwner => remove_owner(app, peer, you, parse_id(param())?).await,
+        Endpoint::CreateEvent => crate::events_api::create(app, peer, &you, req).await,
+        Endpoint::CancelEvent => crate::events_api::cancel(app, peer, &you, param()).await,
+        Endpoint::Users => accounts_list(app, false).await,
+        Endpoint::Online => accounts_list(app, true).await,
+        Endpoint::RenameUser => rename_user(app, peer, &you, req, parse_id(param())?).await,
+        Endpoint::ResetPassword => reset_password(app, peer, &you, parse_id(param())?).await,
+        Endpoint::RemoveUser => remove_user(app, peer, &you, parse_id(param())?).await,
+        Endpoint::OwnerHealth => owner_health(app).await,
+        Endpoint::UpdateStatus => Ok(json(StatusCode::OK, &update_status(app).await?)),
+        Endpoint::Update => update(app, peer, &you, req).await,
+        Endpoint::Restart => restart(app, peer, &you),
+        Endpoint::NewSeason => new_season(app, peer, &you).await,
+        Endpoint::Backup => backup(app, peer, &you).await,
+        Endpoint::KeptBackups => kept_list(app).await,
+        Endpoint::KeptBackup => kept_download(app, peer, &you, param()).await,
+        Endpoint::RestoreKept => restore_kept(app, peer, &you, req, param()).await,
+        Endpoint::RestorePreview => restore_preview(app, req).await,
+        Endpoint::Restore => restore_upload(app, peer, &you, req).await,
+        Endpoint::CloseRoom => close_room(app, peer, &you, req, param()).await,
+        Endpoint::Settings => Ok(json(StatusCode::OK, &app.settings.current())),
+        Endpoint::SaveSettings => put_settings(app, peer, &you, req).await,
+        Endpoint::ResetSettings => reset_settings(app, peer, &you).await,
+        // Not under `/api/owner`, or the claim (which needs no owner): the router serves them.
+        Endpoint::Health
+        | Endpoint::Config
+        | Endpoint::Rooms
+        | Endpoint::Profile
+        | Endpoint::Seasons
+        | Endpoint::Leaderboard
+        | Endpoint::DailyPuzzles
+        | Endpoint::PuzzleStreaks
+        | Endpoint::Events
+        | Endpoint::Event
+        | Endpoint::Game
+        | Endpoint::Register
+        | Endpoint::Login
+        | Endpoint::LoginReset
+        | Endpoint::Logout
+        | Endpoint::ChangePassword
+        | Endpoint::Me
+        | Endpoint::DeleteMe
+        | Endpoint::Session
+        | Endpoint::KioskOwnerCode
+        | Endpoint::KioskScreen
+        | Endpoint::ReportScreen
+        | Endpoint::ClaimOwner => Err(ApiError::NotFound(format!(
             "no owner endpoint {}",
             req.uri().path()
         ))),
     }
+}
+
+/// `DELETE /api/owner/owners/{id}`.
+async fn remove_owner(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: rooms::Account,
+    id: UserId,
+) -> ApiResult {
+    let removed = app.store.remove_owner(id).await?;
+    if !removed {
+        return Err(ApiError::NotFound(format!("account {id} is not an owner")));
+    }
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an owner", user = id, "owner action");
+    owners(app, you).await
+}
+
+/// `POST /api/owner/users/{id}/rename`.
+async fn rename_user(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    req: Request<Incoming>,
+    id: UserId,
+) -> ApiResult {
+    let body: Rename = read_json(req, app.config.handshake_timeout).await?;
+    protocol::rules::check_username(&body.username)?;
+    let old = app
+        .store
+        .rename(id, &body.username)
+        .await
+        .map_err(|e| unknown_as(e, id))?;
+    // Its connections come back with the new name (the session stays signed in).
+    app.hub.end_user_sessions(id, None);
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "renamed an account", user = id, old, new = body.username, "owner action");
+    Ok(json(
+        StatusCode::OK,
+        &Account {
+            id,
+            username: body.username,
+        },
+    ))
+}
+
+/// `POST /api/owner/users/{id}/reset-password`.
+async fn reset_password(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    id: UserId,
+) -> ApiResult {
+    let store = app.store.clone();
+    let user = blocking(move || store.user_blocking(id))
+        .await??
+        .ok_or(ApiError::UnknownAccount(id))?;
+    let (code, hash) = owner::new_reset_code();
+    let now = crate::clock::now_ms();
+    let life = u64::try_from(owner::RESET_LIFE.as_millis()).unwrap_or(u64::MAX);
+    app.store
+        .issue_reset_code(id, hash, now + life, now)
+        .await
+        .map_err(|e| unknown_as(e, id))?;
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "made a password reset code", user = id, "owner action");
+    Ok(json(
+        StatusCode::OK,
+        &PasswordReset {
+            username: user.name,
+            code,
+            expires_s: owner::RESET_LIFE.as_secs(),
+        },
+    ))
+}
+
+/// `DELETE /api/owner/users/{id}`.
+async fn remove_user(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    id: UserId,
+) -> ApiResult {
+    let username = account_api::delete_account(app, id).await?;
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "removed an account", user = id, username, "owner action");
+    Ok(json(StatusCode::OK, &AccountRemoved { id, username }))
+}
+
+/// `GET /api/owner/health`: health, recent warnings and errors, the update's state, the display.
+async fn owner_health(app: &Arc<App>) -> ApiResult {
+    let health = crate::health::health_view(app);
+    let update = update_status(app).await?;
+    Ok(json(
+        StatusCode::OK,
+        &crate::owner_health::OwnerHealth {
+            health,
+            recent_errors: crate::owner_health::recent_errors(),
+            update,
+            display: app.display.get(),
+        },
+    ))
+}
+
+/// `POST /api/owner/restart`.
+fn restart(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiResult {
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "restarted the server", "owner action");
+    app.restart.notify_one();
+    Ok(json(StatusCode::ACCEPTED, &Restarting { restarting: true }))
+}
+
+/// `POST /api/owner/seasons`.
+async fn new_season(app: &Arc<App>, peer: SocketAddr, you: &rooms::Account) -> ApiResult {
+    let archived = app.store.new_season(crate::clock::now_ms()).await?;
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "started a new season", archived, "owner action");
+    Ok(json(
+        StatusCode::OK,
+        &SeasonStarted {
+            archived,
+            current: archived + 1,
+        },
+    ))
+}
+
+/// `POST /api/owner/restore/preview`.
+async fn restore_preview(app: &Arc<App>, req: Request<Incoming>) -> ApiResult {
+    let file = read_bytes(req, MAX_BACKUP_BYTES, UPLOAD_TIME).await?;
+    let (contents, scratch) = verify(app, file).await?;
+    remove_scratch(&scratch);
+    Ok(json(StatusCode::OK, &preview(&contents)))
+}
+
+/// `POST /api/owner/restore`.
+async fn restore_upload(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    req: Request<Incoming>,
+) -> ApiResult {
+    let file = read_bytes(req, MAX_BACKUP_BYTES, UPLOAD_TIME).await?;
+    let (contents, scratch) = verify(app, file).await?;
+    let restored = restore(app, peer, you, &contents, &scratch).await;
+    remove_scratch(&scratch);
+    restored
+}
+
+/// `GET /api/owner/backups/{name}`: a kept backup as it is on the card.
+async fn kept_download(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    name: &str,
+) -> ApiResult {
+    let file = kept_file(app, name).await?;
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "downloaded a kept backup", name, "owner action");
+    Ok(download(file, name))
+}
+
+/// `POST /api/owner/backups/{name}/restore`: as `POST /api/owner/restore` with that file.
+async fn restore_kept(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    req: Request<Incoming>,
+    name: &str,
+) -> ApiResult {
+    // `{}`: a JSON body, as every state change (a cross-site form cannot send one).
+    let _empty: serde_json::Value = read_json(req, app.config.handshake_timeout).await?;
+    let file = kept_file(app, name).await?;
+    let (contents, scratch) = verify(app, file).await?;
+    let restored = restore(app, peer, you, &contents, &scratch).await;
+    remove_scratch(&scratch);
+    restored
+}
+
+/// `POST /api/owner/rooms/{id}/close`.
+async fn close_room(
+    app: &Arc<App>,
+    peer: SocketAddr,
+    you: &rooms::Account,
+    req: Request<Incoming>,
+    id: &str,
+) -> ApiResult {
+    let room = id.to_owned();
+    let body: CloseRoom = read_json(req, app.config.handshake_timeout).await?;
+    let reason = body.reason.trim().to_owned();
+    let length = reason.chars().count();
+    if length == 0 || length > CLOSE_REASON_MAX || reason.chars().any(char::is_control) {
+        return Err(ApiError::BadJson(format!(
+            "`reason` must be 1 to {CLOSE_REASON_MAX} characters without control characters"
+        )));
+    }
+    if !app.hub.close_room(&room, reason.clone()).await {
+        return Err(ApiError::NotFound(format!("no open room {room:?}")));
+    }
+    tracing::info!(target: "owner", %peer, owner = you.id, owner_name = you.name, action = "closed a room", room, reason, "owner action");
+    Ok(json(StatusCode::OK, &ClosedRoom { room, reason }))
 }

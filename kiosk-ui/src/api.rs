@@ -1,7 +1,10 @@
-//! The HTTP JSON API: sign-in, profile, leaderboard, finished games, configuration. Every
-//! request and response body is a type of [`protocol::http`], shared with the server.
+//! The HTTP JSON API: sign-in, profile, leaderboard, finished games, configuration, owner
+//! mode. Every request is made from its row of [`protocol::api`]'s table (method, path,
+//! request and response types), the table the server routes by; every body is a type of
+//! [`protocol::http`], shared with the server.
 
 use gloo::net::http::Method;
+use protocol::api::{Call, Empty, Endpoint, call};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -88,28 +91,58 @@ fn json(body: &impl Serialize) -> Body<'static> {
 
 /// `{}`: what a state change without fields sends.
 fn empty() -> Body<'static> {
-    Body::Json("{}".to_owned())
+    json(&Empty {})
 }
 
-async fn get<T: DeserializeOwned>(url: &str) -> Result<T, ApiError> {
-    decode(exchange(Method::GET, url, Body::None).await)
+/// Calls endpoint `C` (its method and path from the protocol's table, `args` filling the
+/// path's `{…}` segments, already encoded) with `body`, and reads `C`'s response type.
+fn call<'b, C: Call>(
+    args: &[&str],
+    query: &str,
+    body: Body<'b>,
+) -> impl Future<Output = Result<C::Response, ApiError>> + use<'b, C>
+where
+    C::Response: DeserializeOwned,
+{
+    call_as::<C, C::Response>(args, query, body)
 }
 
-async fn post<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
-    decode(exchange(Method::POST, url, body).await)
+/// [`call`], reading only part of `C`'s response as `T` (fewer fields to decode: the UI's size).
+/// Not `async`: the future is [`fetch`]'s, one per response type, not one per endpoint.
+fn call_as<'b, C: Call, T: DeserializeOwned>(
+    args: &[&str],
+    query: &str,
+    body: Body<'b>,
+) -> impl Future<Output = Result<T, ApiError>> + use<'b, C, T> {
+    let endpoint = C::ENDPOINT;
+    let method = match endpoint.method() {
+        protocol::api::Method::Get => Method::GET,
+        protocol::api::Method::Post => Method::POST,
+        protocol::api::Method::Put => Method::PUT,
+        protocol::api::Method::Delete => Method::DELETE,
+    };
+    fetch(method, endpoint.url(args) + query, body)
 }
 
-async fn put<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
-    decode(exchange(Method::PUT, url, body).await)
+async fn fetch<T: DeserializeOwned>(
+    method: Method,
+    url: String,
+    body: Body<'_>,
+) -> Result<T, ApiError> {
+    decode(exchange(method, &url, body).await)
 }
 
-async fn delete<T: DeserializeOwned>(url: &str, body: Body<'_>) -> Result<T, ApiError> {
-    decode(exchange(Method::DELETE, url, body).await)
+/// The JSON body of endpoint `C`: its request type, checked here.
+fn request<C: Call>(body: &C::Request) -> Body<'static>
+where
+    C::Request: Serialize,
+{
+    json(body)
 }
 
 /// Owner mode: a one-time owner code for the kiosk's own screen.
 pub async fn kiosk_owner_code() -> Result<protocol::http::OwnerCode, ApiError> {
-    post("/api/kiosk/owner-code", empty()).await
+    call::<call::KioskOwnerCode>(&[], "", empty()).await
 }
 
 /// AP3: tells the server the kiosk's screen sleeps or woke (the compositor's hook reads it to
@@ -119,11 +152,7 @@ pub async fn report_screen(asleep: bool) -> Result<protocol::http::KioskScreen, 
         asleep,
         changed_ms: 0,
     };
-    post(
-        "/api/kiosk/screen",
-        Body::Json(serde_json::to_string(&body).unwrap_or_default()),
-    )
-    .await
+    call::<call::ReportScreen>(&[], "", request::<call::ReportScreen>(&body)).await
 }
 
 /// Owner mode: the signed-in account becomes an owner with a code.
@@ -131,38 +160,38 @@ pub async fn claim_owner(code: &str) -> Result<protocol::http::Owners, ApiError>
     let body = protocol::http::ClaimOwner {
         code: code.to_owned(),
     };
-    post("/api/owner/claim", json(&body)).await
+    call::<call::ClaimOwner>(&[], "", request::<call::ClaimOwner>(&body)).await
 }
 
 /// Owner mode: who asks and every owner; `not_owner` for anyone else.
 pub async fn owners() -> Result<protocol::http::Owners, ApiError> {
-    get("/api/owner").await
+    call::<call::Owners>(&[], "", Body::None).await
 }
 
 /// Owner mode: makes account `id` an owner no longer.
 pub async fn remove_owner(id: UserId) -> Result<protocol::http::Owners, ApiError> {
-    delete(&format!("/api/owner/owners/{id}"), empty()).await
+    call::<call::RemoveOwner>(&[&id.to_string()], "", empty()).await
 }
 
 /// Owner mode: every account, by name, with its open connections.
 pub async fn owner_users() -> Result<protocol::http::AccountList, ApiError> {
-    get("/api/owner/users").await
+    call::<call::Users>(&[], "", Body::None).await
 }
 
 pub async fn rename_user(id: UserId, username: &str) -> Result<Account, ApiError> {
     let body = protocol::http::Rename {
         username: username.to_owned(),
     };
-    post(&format!("/api/owner/users/{id}/rename"), json(&body)).await
+    call::<call::RenameUser>(&[&id.to_string()], "", request::<call::RenameUser>(&body)).await
 }
 
 pub async fn remove_user(id: UserId) -> Result<protocol::http::AccountRemoved, ApiError> {
-    delete(&format!("/api/owner/users/{id}"), empty()).await
+    call::<call::RemoveUser>(&[&id.to_string()], "", empty()).await
 }
 
 /// A one-time code the owner reads out; the player sets a new password with it.
 pub async fn reset_password(id: UserId) -> Result<protocol::http::PasswordReset, ApiError> {
-    post(&format!("/api/owner/users/{id}/reset-password"), empty()).await
+    call::<call::ResetPassword>(&[&id.to_string()], "", empty()).await
 }
 
 /// Sets a new password with an owner's reset code and signs in.
@@ -176,93 +205,89 @@ pub async fn login_with_reset_code(
         code: code.to_owned(),
         new_password: new_password.to_owned(),
     };
-    post("/api/login/reset", json(&body)).await
+    call::<call::LoginReset>(&[], "", request::<call::LoginReset>(&body)).await
 }
 
 /// The open rooms, as the lobby lists them.
 pub async fn rooms() -> Result<Vec<protocol::RoomSummary>, ApiError> {
-    get("/api/rooms").await
+    call::<call::Rooms>(&[], "", Body::None).await
 }
 
 pub async fn close_room(id: &str, reason: &str) -> Result<protocol::http::ClosedRoom, ApiError> {
     let body = protocol::http::CloseRoom {
         reason: reason.to_owned(),
     };
-    post(
-        &format!(
-            "/api/owner/rooms/{}/close",
-            js_sys::encode_uri_component(id)
-        ),
-        json(&body),
-    )
-    .await
+    let id = String::from(js_sys::encode_uri_component(id));
+    call::<call::CloseRoom>(&[&id], "", request::<call::CloseRoom>(&body)).await
 }
 
 pub async fn seasons() -> Result<protocol::http::Seasons, ApiError> {
-    get("/api/seasons").await
+    call::<call::Seasons>(&[], "", Body::None).await
 }
 
 /// Archives the current ladders and starts the next season.
 pub async fn new_season() -> Result<protocol::http::SeasonStarted, ApiError> {
-    post("/api/owner/seasons", empty()).await
+    call::<call::NewSeason>(&[], "", empty()).await
 }
 
 /// Where the browser downloads a backup of all data from.
-pub const BACKUP_URL: &str = "/api/owner/backup";
+pub const BACKUP_URL: &str = Endpoint::Backup.path();
 
 /// What a backup file holds, after the server verified it; nothing changes.
 pub async fn restore_preview(
     file: &web_sys::File,
 ) -> Result<protocol::http::BackupPreview, ApiError> {
-    post("/api/owner/restore/preview", Body::File(file)).await
+    call::<call::RestorePreview>(&[], "", Body::File(file)).await
 }
 
 /// Replaces all data with the backup file (the data replaced is kept as a backup).
 pub async fn restore(file: &web_sys::File) -> Result<protocol::http::Restored, ApiError> {
-    post("/api/owner/restore", Body::File(file)).await
+    call::<call::Restore>(&[], "", Body::File(file)).await
 }
 
 /// The backups kept on the kiosk, newest first.
 pub async fn kept_backups() -> Result<protocol::http::KeptBackups, ApiError> {
-    get("/api/owner/backups").await
+    call::<call::KeptBackups>(&[], "", Body::None).await
 }
 
 /// Where a kept backup downloads from (a plain link: the browser saves the file).
 pub fn kept_backup_url(name: &str) -> String {
-    format!("/api/owner/backups/{name}")
+    // As listed: a kept backup's name is letters, digits, `.`, `_` and `-` (the server reads the
+    // segment as sent).
+    Endpoint::KeptBackup.url(&[name])
 }
 
 /// Replaces all data with the kept backup `name` (the data replaced is kept in turn).
 pub async fn restore_kept(name: &str) -> Result<protocol::http::Restored, ApiError> {
-    post(&format!("/api/owner/backups/{name}/restore"), empty()).await
+    call::<call::RestoreKept>(&[name], "", empty()).await
 }
 
 pub async fn update_status() -> Result<protocol::http::UpdateStatus, ApiError> {
-    get("/api/owner/update").await
+    call::<call::UpdateStatus>(&[], "", Body::None).await
 }
 
 /// Uploads a new `firmware-host` binary; the server checks it before keeping it.
 pub async fn upload_update(
     file: &web_sys::File,
 ) -> Result<protocol::http::UpdateInstalled, ApiError> {
-    post("/api/owner/update", Body::File(file)).await
+    call::<call::Update>(&[], "", Body::File(file)).await
 }
 
 pub async fn restart() -> Result<protocol::http::Restarting, ApiError> {
-    post("/api/owner/restart", empty()).await
+    call::<call::Restart>(&[], "", empty()).await
 }
 
 pub async fn owner_health() -> Result<protocol::http::OwnerHealth, ApiError> {
-    get("/api/owner/health").await
+    call::<call::OwnerHealth>(&[], "", Body::None).await
 }
 
 pub async fn health() -> Result<protocol::http::Health, ApiError> {
-    get("/api/health").await
+    call::<call::Health>(&[], "", Body::None).await
 }
 
 /// Owner mode: the kiosk's settings in force.
 pub async fn owner_settings() -> Result<protocol::http::OwnerSettings, ApiError> {
-    get("/api/owner/settings").await
+    call::<call::Settings>(&[], "", Body::None).await
 }
 
 /// Owner mode: saves the settings (a JSON object of `OwnerSettings`' fields; a field the form
@@ -270,12 +295,13 @@ pub async fn owner_settings() -> Result<protocol::http::OwnerSettings, ApiError>
 pub async fn save_owner_settings(
     body: &serde_json::Value,
 ) -> Result<protocol::http::OwnerSettings, ApiError> {
-    put("/api/owner/settings", json(body)).await
+    // A JSON object of the request type's fields, sent as the form read them.
+    call::<call::SaveSettings>(&[], "", json(body)).await
 }
 
 /// Owner mode: forgets the saved settings; the SD card's (the flags') are in force again.
 pub async fn reset_owner_settings() -> Result<protocol::http::OwnerSettings, ApiError> {
-    delete("/api/owner/settings", empty()).await
+    call::<call::ResetSettings>(&[], "", empty()).await
 }
 
 /// Deletes the signed-in account (the password is required).
@@ -283,41 +309,40 @@ pub async fn delete_me(password: &str) -> Result<SignedOut, ApiError> {
     let body = protocol::http::DeleteAccount {
         password: password.to_owned(),
     };
-    delete("/api/me", json(&body)).await
+    call::<call::DeleteMe>(&[], "", request::<call::DeleteMe>(&body)).await
 }
 
 pub async fn config() -> Result<ServerConfig, ApiError> {
-    get("/api/config").await
+    call::<call::Config>(&[], "", Body::None).await
 }
 
 /// Today's puzzle of each game and how many solved it (PZ4).
 pub async fn daily_puzzles() -> Result<protocol::http::DailyPuzzles, ApiError> {
-    get("/api/puzzles/daily").await
+    call::<call::DailyPuzzles>(&[], "", Body::None).await
 }
 
 /// The signed-in account, or `None` for a guest: `/api/session`, which answers a guest with
 /// 200 (`/api/me`'s 401 would be a failed request in the console of every page load).
 pub async fn me() -> Result<Option<Account>, ApiError> {
-    get::<protocol::http::Session>("/api/session")
+    call::<call::Session>(&[], "", Body::None)
         .await
         .map(|s| s.account)
 }
 
 pub async fn login(username: &str, password: &str, register: bool) -> Result<Account, ApiError> {
-    let url = if register {
-        "/api/register"
-    } else {
-        "/api/login"
-    };
     let credentials = Credentials {
         username: username.to_owned(),
         password: password.to_owned(),
     };
-    post(url, json(&credentials)).await
+    if register {
+        call::<call::Register>(&[], "", request::<call::Register>(&credentials)).await
+    } else {
+        call::<call::Login>(&[], "", request::<call::Login>(&credentials)).await
+    }
 }
 
 pub async fn logout() -> Result<SignedOut, ApiError> {
-    post("/api/logout", empty()).await
+    call::<call::Logout>(&[], "", empty()).await
 }
 
 /// Changes the password (the current one is required); every other session ends.
@@ -326,38 +351,31 @@ pub async fn change_password(old_password: &str, new_password: &str) -> Result<A
         old_password: old_password.to_owned(),
         new_password: new_password.to_owned(),
     };
-    post("/api/me/password", json(&body)).await
+    call::<call::ChangePassword>(&[], "", request::<call::ChangePassword>(&body)).await
 }
 
 pub async fn profile(name: &str) -> Result<Profile, ApiError> {
-    get(&format!(
-        "/api/users/{}",
-        js_sys::encode_uri_component(name)
-    ))
-    .await
+    let name = String::from(js_sys::encode_uri_component(name));
+    call::<call::Profile>(&[&name], "", Body::None).await
 }
 
 /// A ladder: the season being played, or archived season `season` as it ended.
 pub async fn streaks(game: engine::Game) -> Result<protocol::http::StreakBoard, ApiError> {
-    get(&format!("/api/puzzles/streaks?game={}", game.as_str())).await
+    let query = format!("?game={}", game.as_str());
+    call::<call::PuzzleStreaks>(&[], &query, Body::None).await
 }
 
 pub async fn leaderboard(game: engine::Game, season: Option<u64>) -> Result<Leaderboard, ApiError> {
-    match season {
-        None => get(&format!("/api/leaderboard?game={}", game.as_str())).await,
-        Some(n) => {
-            get(&format!(
-                "/api/leaderboard?game={}&season={n}",
-                game.as_str()
-            ))
-            .await
-        }
-    }
+    let query = match season {
+        None => format!("?game={}", game.as_str()),
+        Some(n) => format!("?game={}&season={n}", game.as_str()),
+    };
+    call::<call::Leaderboard>(&[], &query, Body::None).await
 }
 
 /// Every arena event (scheduled, running, finished, cancelled) by start time.
 pub async fn events() -> Result<Vec<protocol::http::EventSummary>, ApiError> {
-    get::<protocol::http::EventList>("/api/events")
+    call::<call::Events>(&[], "", Body::None)
         .await
         .map(|l| l.events)
 }
@@ -369,7 +387,8 @@ pub async fn event_games(id: &str) -> Result<Vec<protocol::http::EventGameRow>, 
     struct Games {
         games: Vec<protocol::http::EventGameRow>,
     }
-    get::<Games>(&format!("/api/events/{}", js_sys::encode_uri_component(id)))
+    let id = String::from(js_sys::encode_uri_component(id));
+    call_as::<call::Event, Games>(&[&id], "", Body::None)
         .await
         .map(|g| g.games)
 }
@@ -378,18 +397,16 @@ pub async fn event_games(id: &str) -> Result<Vec<protocol::http::EventGameRow>, 
 pub async fn create_event(
     form: &protocol::http::NewEvent,
 ) -> Result<protocol::http::EventSummary, ApiError> {
-    post("/api/owner/events", json(form)).await
+    call::<call::CreateEvent>(&[], "", request::<call::CreateEvent>(form)).await
 }
 
 /// Owner mode: cancels an announced event.
 pub async fn cancel_event(id: &str) -> Result<protocol::http::EventSummary, ApiError> {
-    delete(
-        &format!("/api/owner/events/{}", js_sys::encode_uri_component(id)),
-        empty(),
-    )
-    .await
+    let id = String::from(js_sys::encode_uri_component(id));
+    call::<call::CancelEvent>(&[&id], "", empty()).await
 }
 
 pub async fn finished_game(id: &str) -> Result<GameView, ApiError> {
-    get(&format!("/api/games/{}", js_sys::encode_uri_component(id))).await
+    let id = String::from(js_sys::encode_uri_component(id));
+    call::<call::Game>(&[&id], "", Body::None).await
 }

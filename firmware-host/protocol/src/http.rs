@@ -1,6 +1,9 @@
 //! The HTTP JSON API under `/api`: the request and response body of every endpoint, and the
 //! one error body [`ApiErrorBody`] with its stable codes [`ApiErrorCode`]. The server
-//! serialises these types and the UI deserialises them, so a shape is written once.
+//! serialises these types and the UI deserialises them, so a shape is written once. The
+//! endpoints themselves (method, path, status, types) are the rows of [`crate::api::Endpoint`],
+//! which the server routes by; the table below adds each one's errors (a test holds it to the
+//! rows).
 //!
 //! | route | request | success | errors (besides the common ones) |
 //! | --- | --- | --- | --- |

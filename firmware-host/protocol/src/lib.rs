@@ -8,6 +8,8 @@
 //!
 //! # Layout
 //!
+//! - [`api`]: the HTTP API as data: every endpoint's method, path, status and types, which
+//!   the server routes by and the UI calls by.
 //! - [`client`]: [`ClientMsg`], the intents a client sends, and the room settings it asks for.
 //! - [`server`]: [`ServerMsg`], what the server sends: hello, snapshots, lobby, events, errors.
 //! - [`view`]: [`RoomView`] (a room as one reader may see it) and [`RoomSummary`] (a lobby row).
@@ -32,6 +34,7 @@
 //! # Ok::<(), protocol::FrameError>(())
 //! ```
 
+pub mod api;
 pub mod client;
 pub mod error;
 pub mod event;

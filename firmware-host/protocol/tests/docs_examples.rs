@@ -825,6 +825,22 @@ fn every_http_endpoint_and_error_code_has_an_example() {
     );
 }
 
+/// The endpoints whose examples are checked are rows of the table the server routes by, with
+/// the table's success status.
+#[test]
+fn every_example_endpoint_is_a_row_of_the_api_table() {
+    use protocol::api::{Endpoint, Found};
+    for (method, path, _, ok, _) in ENDPOINTS {
+        match Endpoint::find(method, path) {
+            Found::Endpoint(endpoint, _) => {
+                assert_eq!(endpoint.path(), *path, "{method} {path}");
+                assert_eq!(endpoint.status().to_string(), *ok, "{method} {path}");
+            }
+            other => panic!("{method} {path} is not in protocol::api: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn every_error_code_and_close_reason_is_documented() {
     let doc = doc();

@@ -13,6 +13,7 @@ mod support;
 
 mod abuse;
 mod accounts_http;
+mod api_table;
 mod connection_limits;
 mod cross_site;
 mod events_http;
