@@ -169,11 +169,7 @@ fn main() -> ExitCode {
             GameArg::Xo => Games::Xo,
             GameArg::Both => Games::Both,
         },
-        framing: if cli.json {
-            Framing::Text
-        } else {
-            Framing::Binary
-        },
+        framing: framing(&cli),
         rate: cli.rate,
         seed: cli.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
@@ -183,36 +179,49 @@ fn main() -> ExitCode {
         count_syncs: cli.count_syncs,
         bot: cli.bot,
     };
+    let Some(report) = on_runtime(&cli, xo_load::run::run(options)) else {
+        return ExitCode::FAILURE;
+    };
+    say(&cli, || report.json(), || report.human());
+    if let Some(tail) = &report.log_tail {
+        eprintln!("xo-load: the last lines of the log of the process under load:\n{tail}");
+    }
+    ExitCode::SUCCESS
+}
+
+/// Runs `work` on xo-load's own runtime (`--client-threads`); `None` when it fails, said on
+/// standard error.
+fn on_runtime<T, E: std::fmt::Display>(
+    cli: &Cli,
+    work: impl std::future::Future<Output = Result<T, E>>,
+) -> Option<T> {
     let threads = cli.client_threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    let done = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads.max(1))
         .enable_all()
         .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("xo-load: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(xo_load::run::run(options)) {
-        Ok(report) => {
-            if cli.report_json {
-                println!("{}", report.json());
-            } else {
-                println!("{}", report.human());
-            }
-            if let Some(tail) = &report.log_tail {
-                eprintln!("xo-load: the last lines of the log of the process under load:\n{tail}");
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("xo-load: {e}");
-            ExitCode::FAILURE
-        }
+        .map_err(|e| e.to_string())
+        .and_then(|runtime| runtime.block_on(work).map_err(|e| e.to_string()));
+    done.map_err(|e| eprintln!("xo-load: {e}")).ok()
+}
+
+/// Prints a report: one JSON object with `--report-json`, else the line for people.
+fn say(cli: &Cli, json: impl FnOnce() -> serde_json::Value, human: impl FnOnce() -> String) {
+    if cli.report_json {
+        println!("{}", json());
+    } else {
+        println!("{}", human());
+    }
+}
+
+/// The framing the clients speak: the UI's postcard unless `--json`.
+fn framing(cli: &Cli) -> Framing {
+    if cli.json {
+        Framing::Text
+    } else {
+        Framing::Binary
     }
 }
 
@@ -234,39 +243,12 @@ fn event_mode(cli: &Cli) -> ExitCode {
             GameArg::Xo | GameArg::Both => engine::Game::Xo,
         },
         think_ms: cli.think_ms,
-        framing: if cli.report_json {
-            Framing::Text
-        } else {
-            Framing::Binary
-        },
+        framing: framing(cli),
         seed: cli.seed.unwrap_or(0),
     };
-    let threads = cli.client_threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads.max(1))
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("xo-load: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(report) = on_runtime(cli, xo_load::event::run(options)) else {
+        return ExitCode::FAILURE;
     };
-    match runtime.block_on(xo_load::event::run(options)) {
-        Ok(report) => {
-            if cli.json {
-                println!("{}", report.json());
-            } else {
-                println!("{}", report.human());
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("xo-load: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    say(cli, || report.json(), || report.human());
+    ExitCode::SUCCESS
 }
