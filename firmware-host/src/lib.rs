@@ -24,6 +24,14 @@
 //! - [`settings`]: the kiosk's settings an owner saves (idle time, public address, default
 //!   language, guest Wi-Fi), over the flags' defaults, applied without a restart.
 //! - [`api_error`]: every HTTP failure and the one table from it to code, status and log level.
+//!   Error wording: HTTP's codes and statuses are one table in `protocol::http`
+//!   (`ApiErrorCode`); every WebSocket refusal is a typed `rooms::refusal::Reason`, worded in
+//!   one place (`Reason::told`).
+//! - [`events_api`]: the arena events' endpoints (the owner's announce and cancel, the lists);
+//!   [`event_runner`]: the live events' tasks, their rooms and stored events (EV1–EV7; the
+//!   pure pairing, scoring and arena are `rooms::event`).
+//! - [`app`]: what every handler shares (store, hub, settings, the display's and the
+//!   screen's state).
 //! - [`accounts`]: password hashing, sessions, the device cookie and the other cookies, and
 //!   the identity of a connection.
 //! - [`throttle`]: sign-in and registration attempts, counted when admitted.
@@ -41,6 +49,8 @@
 //!     `store/seasons.rs`; reset codes: `store/reset_codes.rs`; settings:
 //!     `store/settings.rs`; O3 backup and restore: `store/backup.rs`.
 //!   - O4 data of every earlier version opens: `store/schema.rs` (and `tests/fixtures/`).
+//!   - EV4 an event game's points in the transaction of its result, EV7 events kept across
+//!     restarts: `store/events.rs`.
 //!   - PZ3 a rated puzzle attempt with both ratings in one transaction, first attempts
 //!     only; PZ5 best streaks; PZ4 daily solve counts: `store/puzzles.rs`.
 //! - [`ws`]: the WebSocket upgrade at `/ws`, handed to the rooms hub.
