@@ -791,6 +791,9 @@ T {
     EventBoardBack => "Back to the event", "عُد إلى الفعالية";
     EventScoring => "Win 2, draw 1, from the third win in a row 4.", "الفوز ٢، التعادل ١، ومن الفوز الثالث المتتالي ٤.";
     EventRank => "#", "#";
+    ProfileEvents => "Arena events", "فعاليات الساحة";
+    ProfileEventPlace => "#{0} of {1}", "المركز {0} من {1}";
+    ProfileEventOn => "still on", "ما زالت جارية";
     AnnPaired => "Paired with {0}: you are {1}", "قُرنت مع {0}: أنت {1}";
     ErrUnknownEvent => "There is no such event.", "لا توجد فعالية كهذه.";
     ErrNotInEvent => "You are not in this event.", "لست مشاركًا في هذه الفعالية.";

@@ -1,5 +1,5 @@
 //! A player's profile (E5): username, both ratings, points, win/draw/loss per game and recent
-//! games with their replay; their puzzles (PZ3, PZ5): puzzle rating, solved / tried and best
+//! games with their replay; the arena events they played with their place (EV5); their puzzles (PZ3, PZ5): puzzle rating, solved / tried and best
 //! streak per game, and recent puzzles with their replay; on one's own profile, the password change (the current
 //! password is required, and every other session of the account ends).
 
@@ -142,6 +142,46 @@ fn past_seasons(lang: Lang, seasons: &[ProfileSeason]) -> Html {
     }
 }
 
+/// The arena events the player played a game in, newest first (EV5): each with the player's
+/// place among the event's rows and their points, linking to the event's page.
+fn played_events(lang: Lang, events: &[protocol::http::ProfileEvent]) -> Html {
+    if events.is_empty() {
+        return Html::default();
+    }
+    let rows = events.iter().map(|e| {
+        let name = if e.name.is_empty() {
+            lang.game(e.game).to_owned()
+        } else {
+            e.name.clone()
+        };
+        let on = matches!(
+            e.phase,
+            protocol::event::EventPhase::Running | protocol::event::EventPhase::Ending
+        );
+        html! {
+            <li class="season-row" data-event={e.event.clone()}>
+                <Link to={Route::Event(e.event.clone())} class="text-link">
+                    <bdi>{ name }</bdi>
+                </Link>
+                <span>
+                    { lang.f(T::ProfileEventPlace, &[&lang.num(e.rank), &lang.num(e.of)]) }
+                    { " · " }{ lang.f(T::EventPoints, &[&lang.num(e.points)]) }
+                    { " · " }{ date(lang, e.starts_at_ms) }
+                    if on {
+                        { " · " }{ lang.t(T::ProfileEventOn) }
+                    }
+                </span>
+            </li>
+        }
+    });
+    html! {
+        <section class="panel" id="profile-events">
+            <h2>{ lang.t(T::ProfileEvents) }</h2>
+            <ul class="season-list">{ for rows }</ul>
+        </section>
+    }
+}
+
 /// Where the password form stands.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Change {
@@ -263,6 +303,7 @@ pub fn ProfilePage(props: &ProfileProps) -> Html {
                     { ladder(lang, Game::Infinite, &p.ladders.infinite) }
                 </div>
                 { puzzles(lang, p) }
+                { played_events(lang, &p.events) }
                 { past_seasons(lang, &p.seasons) }
                 <section class="panel recent">
                     <h2>{ ctx.t(T::RecentGames) }</h2>

@@ -407,6 +407,33 @@ async fn the_kiosk_board_and_podium_and_a_phone_joining_by_the_qr_code() {
                 path(phone).await.ok()?.starts_with("/game/").then_some(())
             })
             .await?;
+            // EV5: the player's profile lists the event with their place, linking to it.
+            open_live(phone, &format!("{base}/profile/pia")).await?;
+            phone.find(Locator::Css("#profile-events li")).await?;
+            let place = text_of(phone, "#profile-events li")
+                .await
+                .unwrap_or_default();
+            assert!(
+                place.contains(" of 12"),
+                "the place among the 12 rows: {place}"
+            );
+            for lang in ["en", "ar"] {
+                set_lang(phone, lang).await?;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                for p in layout_problems(phone).await? {
+                    problems.push(format!("phone profile events {lang}: {p}"));
+                }
+            }
+            set_lang(phone, "en").await?;
+            click(phone, "#profile-events a").await?;
+            eventually("the event's page from the profile", || async {
+                path(phone)
+                    .await
+                    .ok()?
+                    .starts_with("/events/")
+                    .then_some(())
+            })
+            .await?;
             report(&problems)
         },
     )
