@@ -423,6 +423,7 @@ async fn the_kiosk_board_and_podium_and_a_phone_joining_by_the_qr_code() {
                 for p in layout_problems(phone).await? {
                     problems.push(format!("phone profile events {lang}: {p}"));
                 }
+                save_screenshot(phone, &format!("phone-profile-events-{lang}")).await;
             }
             set_lang(phone, "en").await?;
             click(phone, "#profile-events a").await?;
