@@ -6,13 +6,17 @@
 //! (`writer`): it takes every request waiting in the channel, applies them in one write
 //! transaction and commits once (group commit), so throughput grows with load instead of being
 //! capped by the disk's sync latency. Each request is answered through a oneshot once the
-//! commit that holds it is done: async callers await it without holding a thread. Every commit
-//! is durable. Open rooms' saves and deletes are the exception to the answer's rule: the writer
-//! keeps the newest of each room in memory, answers at once, and writes them with the next
-//! durable commit — a result's, or one of their own [`DURABLE_WITHIN`] after the oldest came (a
-//! power cut or a crash loses at most that much of an open game, as it did when they were
-//! non-durable commits, which redb forgets at a crash). A room saved at every move so costs the
-//! card one write a second however many rooms play, not one B-tree path per move.
+//! commit that holds it is durable. The writes of play (results, event games, open rooms'
+//! saves, events' states) are made durable by the play journal (`journal`): committed to redb
+//! without a sync, appended to the journal file, which is synced, and written into the
+//! database file by a checkpoint every few minutes — a result costs the card one small append
+//! instead of a dozen B-tree pages. Every other write (accounts, sessions, owner mode) is a
+//! durable commit of its own, and a checkpoint. Open rooms' saves and deletes are the
+//! exception to the answer's rule: the writer keeps the newest of each room in memory,
+//! answers at once, and writes them with the next commit — a result's, or one of their own
+//! [`DURABLE_WITHIN`] after the oldest came (a power cut or a crash loses at most that much
+//! of an open game). A room saved at every move so costs the card one write a second however
+//! many rooms play, not one B-tree path per move.
 //!
 //! When the card fails (full, I/O errors) the failing writes get a [`StoreError`] whose
 //! [`is_unavailable`](StoreError::is_unavailable) is true, [`Store::health`] reports it,
@@ -48,6 +52,8 @@
 //!   - `reset_codes`, `settings`, `owners`, `seasons`, `backup`: owner mode (O1-O3).
 //! - `dispatch`: the one list of nouns: their tables and the writes each takes.
 //! - `schema`: every table created at open; older files migrated to [`SCHEMA_VERSION`].
+//! - `journal`: the play journal: records, appends, checkpoints' positions, the recovery of
+//!   what a crash left in it.
 //! - `writer`: the writer thread: group commit, the durability deadline, healing.
 //! - this module: opening the store, and [`Persistence`] for the rooms crate.
 //! - [`fill`]: a large store quickly, for benchmarks.
@@ -79,6 +85,7 @@ pub mod fill;
 mod games;
 mod handle;
 pub mod health;
+mod journal;
 mod ladders;
 mod meta;
 mod op;
@@ -115,6 +122,7 @@ pub use events::CreateEventError;
 pub use games::UNRATED_KEPT;
 pub use handle::Store;
 pub use health::{StorageHealth, StorageState};
+pub use journal::{CHECKPOINT_AFTER, JOURNAL_BYTES, JOURNAL_FILE, JournalOpener};
 pub use ladders::LeaderboardRow;
 pub use meta::SCHEMA_VERSION;
 pub use op::OwnerError;
@@ -126,7 +134,7 @@ pub use records::{
 };
 pub use seasons::{PlayerSeason, SeasonRecord, SeasonRow};
 pub use sessions::SESSIONS_KEPT;
-pub use shared::{CACHE_BYTES, Opener, database_builder};
+pub use shared::{CACHE_BYTES, Opener, create_database, database_builder, random_access};
 pub use writer::{DURABLE_WITHIN, HEAL_EVERY, LOSS_BOUND};
 
 /// The database file inside the data directory.
@@ -135,16 +143,30 @@ pub const DB_FILE: &str = "xo-kiosk.redb";
 impl Store {
     /// Opens (creating when missing) the data directory and its database file, migrates it to
     /// [`SCHEMA_VERSION`], and starts the writer thread.
+    /// Writes of play are made durable through the journal ([`JOURNAL_FILE`], `journal`).
     pub fn open_blocking(data_dir: &Path) -> Result<Store, StoreError> {
         let path = data_dir.join(DB_FILE);
-        let file = path.clone();
-        Store::open_with_blocking(data_dir, Box::new(move || database_builder().create(&file)))
+        Store::open_with_journal_blocking(
+            data_dir,
+            Box::new(move || create_database(&path)),
+            Some(journal::file_opener(data_dir)),
+        )
     }
 
     /// [`Store::open_blocking`] with the database opened by `opener` (at start, and again
-    /// after each failure): the fault-injection tests wrap the file in a `StorageBackend`
-    /// that fails on command.
+    /// after each failure), and without a journal: every write is a durable commit. The
+    /// fault-injection tests wrap the file in a `StorageBackend` that fails on command.
     pub fn open_with_blocking(data_dir: &Path, opener: Opener) -> Result<Store, StoreError> {
+        Store::open_with_journal_blocking(data_dir, opener, None)
+    }
+
+    /// [`Store::open_with_blocking`] with the journal's storage opened by `journal` (the
+    /// fault-injection tests give both a backend that fails on command).
+    pub fn open_with_journal_blocking(
+        data_dir: &Path,
+        opener: Opener,
+        journal: Option<JournalOpener>,
+    ) -> Result<Store, StoreError> {
         std::fs::create_dir_all(data_dir).map_err(|e| {
             let mut err = error::io_error(&e);
             if let StoreError::Io { message, .. } = &mut err {
@@ -155,6 +177,10 @@ impl Store {
         let path = data_dir.join(DB_FILE);
         let db = opener().map_err(error::store_err)?;
         schema::migrate(&db)?;
+        // Before any other write: the results acknowledged since the last durable commit.
+        let journal = journal
+            .map(|opener| journal::recover(&db, &opener).map(|j| (j, opener)))
+            .transpose()?;
         purge_expired(&db, crate::clock::now_ms())?;
         let core = Arc::new(shared::Core::new(db, opener, path, data_dir.to_owned()));
         if let Some(db) = core.db().ok()
@@ -165,7 +191,7 @@ impl Store {
         }
         core.check_space();
         let (sender, receiver) = mpsc::channel();
-        let writer = writer::Writer::new(Arc::clone(&core));
+        let writer = writer::Writer::new(Arc::clone(&core), journal);
         let writer = std::thread::Builder::new()
             .name("store-writer".into())
             .spawn(move || writer.run(&receiver))

@@ -10,6 +10,7 @@ use redb::{Database, Durability, ReadableDatabase, WriteTransaction};
 use rooms::StoreError;
 
 use super::error::store_err;
+use super::journal::{self, Journal, JournalOpener, Position};
 use super::op::{Op, Outcome, Reply, Request};
 use super::ratings::{Touched, touched_by};
 use super::shared::Core;
@@ -64,8 +65,12 @@ pub(super) struct Writer {
     /// those at a crash too).
     rooms: BTreeMap<String, RoomWrite>,
     rooms_since: Option<Instant>,
-    /// A non-durable commit was made since the last durable one.
+    /// A non-durable commit was made since the last durable one (without a journal).
     unsynced: bool,
+    /// The play journal (`journal`), and how to open it again after a failure; `None` when
+    /// every write is a durable commit (a store opened on a test's backend).
+    journal: Option<Journal>,
+    journal_opener: Option<JournalOpener>,
 }
 
 /// What the file is to hold for an open room.
@@ -88,7 +93,8 @@ impl RoomWrite {
 }
 
 impl Writer {
-    pub(super) fn new(core: Arc<Core>) -> Writer {
+    pub(super) fn new(core: Arc<Core>, journal: Option<(Journal, JournalOpener)>) -> Writer {
+        let (journal, journal_opener) = journal.unzip();
         Writer {
             core,
             flush_due: None,
@@ -98,11 +104,14 @@ impl Writer {
             rooms: BTreeMap::new(),
             rooms_since: None,
             unsynced: false,
+            journal,
+            journal_opener,
         }
     }
 
     fn next_wake(&self) -> Instant {
-        [self.flush_due, self.heal_due]
+        let checkpoint = self.journal.as_ref().and_then(Journal::checkpoint_due);
+        [self.flush_due, self.heal_due, checkpoint]
             .into_iter()
             .flatten()
             .fold(self.space_due, Instant::min)
@@ -155,12 +164,19 @@ impl Writer {
             } else if self.flush_due.is_some_and(|t| t <= now) {
                 self.flush();
             }
+            let checkpoint = self.journal.as_ref().and_then(Journal::checkpoint_due);
+            if self.heal_due.is_none() && checkpoint.is_some_and(|t| t <= now) {
+                self.checkpoint();
+            }
             if self.space_due <= now {
                 self.core.check_space();
                 self.space_due = now + SPACE_EVERY;
             }
             if shutdown.is_some() || disconnected {
-                if self.flush_due.is_some() {
+                if self.journal.is_some() {
+                    // The journal's records into the file: the next start applies none again.
+                    self.checkpoint();
+                } else if self.flush_due.is_some() {
                     self.flush();
                 }
                 if self.flush_due.is_none() {
@@ -227,9 +243,15 @@ impl Writer {
     }
 
     /// The database to write to, reopening it first when a failure requires it.
+    /// After a reopen the journal's records since the last durable commit are applied again
+    /// (redb forgets its non-durable commits when it is closed).
     fn database(&mut self) -> Result<Arc<Database>, StoreError> {
         if self.needs_reopen {
             self.core.reopen()?;
+            if let Some(opener) = &self.journal_opener {
+                let db = self.core.db()?;
+                self.journal = Some(journal::recover(&db, opener)?);
+            }
             self.needs_reopen = false;
         }
         self.core.db()
@@ -260,6 +282,8 @@ impl Writer {
 
     /// Commits `batch`; a durable one takes the open rooms' writes kept in memory along (they
     /// share its sync), first, so that a result in the batch forgets its room after them.
+    /// Writes of play go through the journal while the card works ([`Writer::journaled`]);
+    /// any other durable commit is also a checkpoint of the journal.
     fn commit(&mut self, batch: Vec<(Op, Reply)>) {
         let db = match self.database() {
             Ok(db) => db,
@@ -272,23 +296,168 @@ impl Writer {
                 return;
             }
         };
+        if self.journal.is_some()
+            && self.heal_due.is_none()
+            && batch.iter().all(|(op, _)| journal::takes(op))
+        {
+            let rooms = self.take_rooms();
+            let mut all = room_ops(&rooms);
+            all.extend(batch);
+            match self.journaled(&db, all) {
+                Ok(()) => self.succeeded(true),
+                Err(e) => {
+                    self.keep(rooms);
+                    self.failed(&e);
+                }
+            }
+            return;
+        }
         let durable = batch.iter().any(|(op, _)| op.durable());
         let rooms = if durable {
-            self.rooms_since = None;
-            std::mem::take(&mut self.rooms)
+            self.take_rooms()
         } else {
             BTreeMap::new()
         };
-        let mut all: Vec<(Op, Reply)> = Vec::with_capacity(rooms.len() + batch.len());
-        for (id, write) in &rooms {
-            // Nobody waits on these: their senders were answered when they arrived.
-            all.push((write.op(id), tokio::sync::oneshot::channel().0));
-        }
+        let mut all = room_ops(&rooms);
         all.extend(batch);
-        match commit_batch(&self.core, &db, all, durable) {
+        let checkpoint = self
+            .journal
+            .as_ref()
+            .map(Journal::next_epoch)
+            .filter(|_| durable);
+        let result = commit_batch(&self.core, &db, all, durable, checkpoint);
+        self.checkpointed(&db, checkpoint);
+        match result {
             Ok(()) => self.succeeded(durable),
             Err(e) => {
                 self.keep(rooms);
+                self.failed(&e);
+            }
+        }
+    }
+
+    /// The open rooms' writes kept in memory, taken for a commit.
+    fn take_rooms(&mut self) -> BTreeMap<String, RoomWrite> {
+        self.rooms_since = None;
+        std::mem::take(&mut self.rooms)
+    }
+
+    /// After a durable commit that was to start the journal's epoch `at`: whether it did
+    /// (a batch retried write by write may have committed some of its writes), read back from
+    /// the file.
+    fn checkpointed(&mut self, db: &Database, at: Option<Position>) {
+        let (Some(at), Some(journal)) = (at, self.journal.as_mut()) else {
+            return;
+        };
+        let committed = db
+            .begin_read()
+            .map_err(store_err)
+            .and_then(|txn| journal::position(&txn));
+        if committed.is_ok_and(|p| p == at) {
+            journal.checkpointed(at);
+        }
+    }
+
+    /// Commits `batch` (writes of play only) without a sync and appends it to the journal,
+    /// which is synced; answers after that. A checkpoint comes first when the journal is
+    /// nearly full. On an error nothing was acknowledged; when the journal could not be
+    /// written the caller reopens the database, which forgets the commit.
+    fn journaled(&mut self, db: &Database, batch: Vec<(Op, Reply)>) -> Result<(), StoreError> {
+        let Some(journal) = self.journal.as_ref() else {
+            return commit_batch(&self.core, db, batch, true, None);
+        };
+        let Some(mut record) = journal.record(batch.iter().map(|(op, _)| op)) else {
+            // Too large for the journal: a durable commit of its own, as without one.
+            let checkpoint = Some(journal.next_epoch());
+            let result = commit_batch(&self.core, db, batch, true, checkpoint);
+            self.checkpointed(db, checkpoint);
+            return result;
+        };
+        if !journal.fits(&record) {
+            self.checkpoint_in(db)?;
+            let Some(journal) = self.journal.as_ref() else {
+                return Err(StoreError::Internal("the journal went away".into()));
+            };
+            record = journal
+                .record(batch.iter().map(|(op, _)| op))
+                .ok_or_else(|| StoreError::Internal("a journal record that fitted".into()))?;
+        }
+        let size = batch.len();
+        match apply_all(db, &batch, false, Some(record.after)) {
+            Ok(outcomes) => {
+                let appended = match self.journal.as_mut() {
+                    Some(journal) => journal.append(&record),
+                    None => Err(StoreError::Internal("the journal went away".into())),
+                };
+                if let Err(e) = appended {
+                    tracing::error!(error = %e, size, "journal write failed");
+                    for (_, reply) in batch {
+                        let _ignored = reply.send(Err(e.clone()));
+                    }
+                    return Err(e);
+                }
+                tracing::trace!(size, "journaled commit");
+                answer(&self.core, db, batch, outcomes);
+                Ok(())
+            }
+            Err(e) if size == 1 || e.is_unavailable() => {
+                tracing::error!(error = %e, size, "store write failed");
+                for (_, reply) in batch {
+                    let _ignored = reply.send(Err(e.clone()));
+                }
+                if e.is_unavailable() { Err(e) } else { Ok(()) }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, size, "group commit failed; retrying each write alone");
+                let mut rest = batch.into_iter();
+                while let Some(one) = rest.next() {
+                    if let Err(e) = self.journaled(db, vec![one]) {
+                        for (_, reply) in rest {
+                            let _ignored = reply.send(Err(e.clone()));
+                        }
+                        return Err(e);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A checkpoint: one durable commit that holds every journaled write (and the open rooms'
+    /// writes kept in memory) and starts the journal's next epoch.
+    fn checkpoint_in(&mut self, db: &Database) -> Result<(), StoreError> {
+        let Some(at) = self.journal.as_ref().map(Journal::next_epoch) else {
+            return Ok(());
+        };
+        let rooms = self.take_rooms();
+        let result = durable_commit(db, |txn| {
+            for (id, write) in &rooms {
+                dispatch::apply(txn, &write.op(id))?;
+            }
+            journal::set_position(txn, at)
+        });
+        match result {
+            Ok(()) => {
+                if let Some(journal) = self.journal.as_mut() {
+                    journal.checkpointed(at);
+                }
+                tracing::debug!(epoch = at.epoch, "journal checkpoint");
+                Ok(())
+            }
+            Err(e) => {
+                self.keep(rooms);
+                Err(e)
+            }
+        }
+    }
+
+    /// A checkpoint when one is due ([`journal::CHECKPOINT_AFTER`], and at shutdown).
+    fn checkpoint(&mut self) {
+        let result = self.database().and_then(|db| self.checkpoint_in(&db));
+        match result {
+            Ok(()) => self.succeeded(true),
+            Err(e) => {
+                tracing::error!(error = %e, "journal checkpoint failed");
                 self.failed(&e);
             }
         }
@@ -313,6 +482,21 @@ impl Writer {
         if self.rooms.is_empty() && !self.unsynced {
             // What was kept has been forgotten since (its rooms deleted): nothing to write.
             self.flush_due = None;
+            return;
+        }
+        if self.journal.is_some() && self.heal_due.is_none() {
+            let rooms = self.take_rooms();
+            let result = self
+                .database()
+                .and_then(|db| self.journaled(&db, room_ops(&rooms)));
+            match result {
+                Ok(()) => self.succeeded(true),
+                Err(e) => {
+                    tracing::error!(error = %e, "journaling room saves failed");
+                    self.keep(rooms);
+                    self.failed(&e);
+                }
+            }
             return;
         }
         let rooms = std::mem::take(&mut self.rooms);
@@ -340,12 +524,20 @@ impl Writer {
     /// commits.
     fn heal(&mut self) {
         let probe = self.database().and_then(|db| {
+            let at = self.journal.as_ref().map(Journal::next_epoch);
             durable_commit(&db, |txn| {
+                if let Some(at) = at {
+                    journal::set_position(txn, at)?;
+                }
                 meta::set(txn, meta::LAST_PROBE, crate::clock::now_ms())
-            })
+            })?;
+            Ok(at)
         });
         match probe {
-            Ok(()) => {
+            Ok(at) => {
+                if let (Some(at), Some(journal)) = (at, self.journal.as_mut()) {
+                    journal.checkpointed(at);
+                }
                 tracing::info!("storage works again");
                 self.succeeded(true);
                 if let Ok(db) = self.core.db() {
@@ -372,29 +564,43 @@ fn durable_commit(
     txn.commit().map_err(store_err)
 }
 
+/// The open rooms' writes kept in memory as writes of a batch. Nobody waits on them: their
+/// senders were answered when they arrived.
+fn room_ops(rooms: &BTreeMap<String, RoomWrite>) -> Vec<(Op, Reply)> {
+    rooms
+        .iter()
+        .map(|(id, write)| (write.op(id), tokio::sync::oneshot::channel().0))
+        .collect()
+}
+
+/// Answers a committed batch, after bringing the ratings copy up to date.
+fn answer(core: &Core, db: &Database, batch: Vec<(Op, Reply)>, outcomes: Vec<Outcome>) {
+    // Before the answers, so that a caller who looks at the health or a rating next sees it.
+    core.set_working();
+    let touched = touched_by(batch.iter().map(|(op, _)| op), &outcomes);
+    ladders::read_back(&core.ratings, db, touched);
+    for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
+        // A caller that stopped waiting does not need the answer.
+        let _ignored = reply.send(Ok(outcome));
+    }
+}
+
 /// Applies a batch in one transaction and answers after the commit. When the shared
 /// transaction fails for what one write holds, each request is retried alone so one bad write
 /// cannot sink the others; when the card fails, every request gets that error. Returns the
-/// card's failure, if any.
+/// card's failure, if any. `checkpoint`: the journal position a durable commit leaves.
 fn commit_batch(
     core: &Core,
     db: &Database,
     batch: Vec<(Op, Reply)>,
     durable: bool,
+    checkpoint: Option<Position>,
 ) -> Result<(), StoreError> {
     let size = batch.len();
-    match apply_all(db, &batch, durable) {
+    match apply_all(db, &batch, durable, checkpoint) {
         Ok(outcomes) => {
             tracing::trace!(size, durable, "group commit");
-            // Before the answers, so that a caller who looks at the health or a rating next
-            // sees it.
-            core.set_working();
-            let touched = touched_by(batch.iter().map(|(op, _)| op), &outcomes);
-            ladders::read_back(&core.ratings, db, touched);
-            for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
-                // A caller that stopped waiting does not need the answer.
-                let _ignored = reply.send(Ok(outcome));
-            }
+            answer(core, db, batch, outcomes);
             Ok(())
         }
         Err(e) if size == 1 || e.is_unavailable() => {
@@ -412,7 +618,8 @@ fn commit_batch(
             let mut failure = Ok(());
             for (op, reply) in batch {
                 let durable = op.durable();
-                if let Err(e) = commit_batch(core, db, vec![(op, reply)], durable) {
+                let checkpoint = checkpoint.filter(|_| durable);
+                if let Err(e) = commit_batch(core, db, vec![(op, reply)], durable, checkpoint) {
                     failure = Err(e);
                 }
             }
@@ -421,10 +628,13 @@ fn commit_batch(
     }
 }
 
+/// One transaction of `batch`, committed durably or not; `position`: the journal position
+/// the commit leaves (written last, so that a restore's tables cannot undo it).
 fn apply_all(
     db: &Database,
     batch: &[(Op, Reply)],
     durable: bool,
+    position: Option<Position>,
 ) -> Result<Vec<Outcome>, StoreError> {
     let mut txn = db.begin_write().map_err(store_err)?;
     let durability = if durable {
@@ -435,6 +645,9 @@ fn apply_all(
     txn.set_durability(durability).map_err(store_err)?;
     // On error the transaction is dropped, which aborts it: nothing of the batch is kept.
     let outcomes = dispatch::apply_batch(&txn, batch.iter().map(|(op, _)| op))?;
+    if let Some(at) = position {
+        journal::set_position(&txn, at)?;
+    }
     txn.commit().map_err(store_err)?;
     Ok(outcomes)
 }

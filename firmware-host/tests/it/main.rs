@@ -45,6 +45,7 @@ mod sessions_end;
 mod sign_in_throttle;
 mod store_faults;
 mod store_fixtures;
+mod store_journal;
 mod store_limits;
 mod store_redb;
 mod ws_contract;

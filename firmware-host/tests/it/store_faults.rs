@@ -12,13 +12,14 @@ use std::time::{Duration, Instant};
 
 use engine::{Game, Mark, Score};
 use firmware_host::store::{
-    DB_FILE, SettingsRecord, StorageState, Store, StoredLanguage, StoredWifi,
+    DB_FILE, JOURNAL_FILE, SettingsRecord, StorageState, Store, StoredLanguage, StoredWifi,
 };
 use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use redb::StorageBackend;
 use redb::backends::FileBackend;
+use rooms::StoreError;
 
 use crate::support::store::BlockingWrites;
 
@@ -137,8 +138,31 @@ fn open_faulty(dir: &Path, faults: &Arc<Faults>) -> Store {
     let faults = Arc::clone(faults);
     let data_dir = dir.to_owned();
     std::fs::create_dir_all(dir).expect("data dir");
-    Store::open_with_blocking(dir, Box::new(move || faulty_database(&data_dir, &faults)))
-        .expect("store opens")
+    let journal_faults = Arc::clone(&faults);
+    let journal_path = dir.join(JOURNAL_FILE);
+    Store::open_with_journal_blocking(
+        dir,
+        Box::new(move || faulty_database(&data_dir, &faults)),
+        // The journal is on the same card: it fails with the database file.
+        Some(Box::new(move || {
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&journal_path)
+                .map_err(|e| StoreError::Io {
+                    kind: e.kind(),
+                    message: e.to_string(),
+                })?;
+            let inner = FileBackend::new(file).map_err(|e| StoreError::Internal(e.to_string()))?;
+            Ok(Box::new(Faulty {
+                inner,
+                faults: Arc::clone(&journal_faults),
+            }) as Box<dyn StorageBackend>)
+        })),
+    )
+    .expect("store opens")
 }
 
 fn now() -> u64 {

@@ -89,16 +89,27 @@ impl Spawned {
     }
 
     /// SIGTERM, then up to 10 s for a clean exit (firmware-host finishes its writes), then
-    /// SIGKILL.
-    pub fn stop(mut self) -> Result<(), String> {
+    /// SIGKILL. Answers the process's `write_bytes` at its exit (read while it is a zombie,
+    /// before it is reaped): what it wrote in all, its shutdown's writes included.
+    pub fn stop(mut self) -> Result<u64, String> {
         let _ = Command::new("kill")
             .args(["-TERM", &self.pid.to_string()])
             .status();
         let started = Instant::now();
+        let pid = self.pid.to_string();
+        let mut written = 0;
         while started.elapsed() < Duration::from_secs(10) {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // The state follows the command's closing parenthesis.
+            if stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'))
+            {
+                written = write_bytes(&pid);
+            }
             if let Ok(Some(status)) = self.child.try_wait() {
                 return if status.success() {
-                    Ok(())
+                    Ok(written)
                 } else {
                     Err(format!("exited with {status}"))
                 };

@@ -127,6 +127,10 @@ pub struct ServerFigures {
     pub cpu_wait_s: f64,
     /// Bytes it caused to be written to storage during the window (`/proc/<pid>/io`).
     pub written_bytes: u64,
+    /// Bytes it caused to be written from the start of the window to its exit, its shutdown
+    /// included (0 when it was not started by xo-load or did not stop cleanly): a store that
+    /// holds writes in memory pays for them there.
+    pub written_to_exit_bytes: u64,
     /// Its `fsync` and `fdatasync` calls during the window (`--count-syncs`).
     pub syncs: Option<u64>,
 }
@@ -201,6 +205,7 @@ impl Report {
                 "cpu_us_per_game": round3(self.cpu_us_per_game(s.cpu_s)),
                 "cpu_wait_s": round3(s.cpu_wait_s),
                 "written_bytes": s.written_bytes,
+                "written_to_exit_bytes": s.written_to_exit_bytes,
                 "syncs": s.syncs,
             })),
             "client": {
@@ -565,6 +570,7 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             #[allow(clippy::cast_precision_loss)]
             cpu_wait_s: a.run_delay_ns.saturating_sub(b.run_delay_ns) as f64 / 1e9,
             written_bytes: a.write_bytes.saturating_sub(b.write_bytes),
+            written_to_exit_bytes: 0,
             syncs,
         }),
         _ => None,
@@ -575,9 +581,15 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
         .as_ref()
         .filter(|_| !errors.is_empty() || !setup_errors.is_empty())
         .map(|s| s.log_tail(20));
+    let mut server = server;
     if let Some(spawned) = spawned {
-        if let Err(e) = spawned.stop() {
-            eprintln!("xo-load: stopping the process under load: {e}");
+        match spawned.stop() {
+            Ok(at_exit) => {
+                if let (Some(s), Some(b)) = (server.as_mut(), before) {
+                    s.written_to_exit_bytes = at_exit.saturating_sub(b.write_bytes);
+                }
+            }
+            Err(e) => eprintln!("xo-load: stopping the process under load: {e}"),
         }
     }
     Ok(Report {

@@ -1,0 +1,202 @@
+//! The play journal on the real store and real files: results acknowledged by a journaled
+//! commit survive what a power cut leaves of the data directory (the database file at its
+//! last durable commit, and the journal as synced), and a torn last record is ignored.
+//!
+//! A power cut is taken as a copy of the data directory while the store runs: redb writes
+//! nothing to its file between durable commits (the journaled commits' pages are in its
+//! memory), so the copy holds exactly what the card would.
+
+use std::path::Path;
+
+use engine::{Game, Mark};
+use firmware_host::store::{DB_FILE, JOURNAL_FILE, Store};
+use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
+
+use crate::support::store::BlockingWrites;
+
+const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+
+fn now() -> u64 {
+    firmware_host::clock::now_ms()
+}
+
+fn register(store: &Store, name: &str, n: u8) -> UserId {
+    store
+        .register_blocking(
+            name,
+            "$argon2id$not-a-real-hash",
+            [n; 32],
+            now(),
+            now() + 30 * DAY_MS,
+        )
+        .expect("registered")
+}
+
+fn win_for_x(id: &str, x: (UserId, &str), o: (UserId, &str)) -> FinishedGame {
+    let player = |(id, name): (UserId, &str)| PlayerRef::User {
+        id,
+        name: name.into(),
+    };
+    FinishedGame {
+        id: id.into(),
+        game: Game::Xo,
+        rated: true,
+        x: player(x),
+        o: player(o),
+        moves: vec![0, 3, 1, 4, 2],
+        end: GameEnd::Line {
+            winner: Mark::X,
+            line: [0, 1, 2],
+        },
+        started_at_ms: 10_000,
+        ended_at_ms: 20_000,
+    }
+}
+
+/// What a power cut leaves of `from`: its files as they are on the card now.
+fn power_cut_copy(from: &Path, to: &Path, journal: bool) {
+    std::fs::create_dir_all(to).expect("copy dir");
+    std::fs::copy(from.join(DB_FILE), to.join(DB_FILE)).expect("copy the database");
+    if journal {
+        std::fs::copy(from.join(JOURNAL_FILE), to.join(JOURNAL_FILE)).expect("copy the journal");
+    }
+}
+
+/// Sara beats Omar `games` times; answers (Sara's, Omar's) XO ratings as the store says.
+fn play(store: &Store, games: usize) -> (i32, i32, UserId, UserId) {
+    let sara = register(store, "Sara", 1);
+    let omar = register(store, "Omar", 2);
+    let mut last = Vec::new();
+    for n in 0..games {
+        last = store
+            .commit_game_blocking(&win_for_x(&format!("g{n}"), (sara, "Sara"), (omar, "Omar")))
+            .expect("a rated result is acknowledged");
+    }
+    let rating = |who: UserId| {
+        last.iter()
+            .find(|u| u.user == who)
+            .map(|u| u.after)
+            .expect("an update for each player")
+    };
+    (rating(sara), rating(omar), sara, omar)
+}
+
+#[test]
+fn acknowledged_results_survive_a_power_cut_through_the_journal_alone() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let live = dir.path().join("live");
+    let store = Store::open_blocking(&live).expect("store opens");
+    let (sara_rating, omar_rating, sara, omar) = play(&store, 12);
+    let cut = dir.path().join("cut");
+    power_cut_copy(&live, &cut, true);
+    let without_journal = dir.path().join("no-journal");
+    power_cut_copy(&live, &without_journal, false);
+    store.shutdown_blocking();
+
+    // The database file alone is at its last durable commit (the registrations): the
+    // results were made durable by the journal, not by the file.
+    let bare = Store::open_with_blocking(
+        &without_journal,
+        Box::new({
+            let path = without_journal.join(DB_FILE);
+            move || firmware_host::store::create_database(&path)
+        }),
+    )
+    .expect("the bare file opens");
+    assert_eq!(
+        bare.game_count_blocking().expect("count"),
+        0,
+        "no result reached the database file before the checkpoint"
+    );
+    bare.shutdown_blocking();
+
+    let after = Store::open_blocking(&cut).expect("the cut directory opens");
+    assert_eq!(after.game_count_blocking().expect("count"), 12);
+    assert_eq!(
+        after.recent_games_blocking(sara, 20).expect("games").len(),
+        12
+    );
+    let (_, record) = after
+        .user_by_name_blocking("sara")
+        .expect("read")
+        .expect("Sara");
+    assert_eq!(record.xo.rating, sara_rating);
+    assert_eq!(record.xo.wins, 12);
+    let (_, record) = after
+        .user_by_name_blocking("omar")
+        .expect("read")
+        .expect("Omar");
+    assert_eq!(record.xo.rating, omar_rating);
+    assert_eq!(record.xo.losses, 12);
+    assert_eq!(
+        after.recent_games_blocking(omar, 20).expect("games").len(),
+        12
+    );
+    // Applied once: opening again (the journal's records are now in the file, a new epoch
+    // begun) adds nothing.
+    after.shutdown_blocking();
+    drop(after);
+    let again = Store::open_blocking(&cut).expect("opens again");
+    assert_eq!(again.game_count_blocking().expect("count"), 12);
+    let (_, record) = again
+        .user_by_name_blocking("sara")
+        .expect("read")
+        .expect("Sara");
+    assert_eq!((record.xo.rating, record.xo.wins), (sara_rating, 12));
+    again.shutdown_blocking();
+}
+
+#[test]
+fn a_torn_last_record_ends_the_journal_and_nothing_else_is_lost() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let live = dir.path().join("live");
+    let store = Store::open_blocking(&live).expect("store opens");
+    play(&store, 5);
+    let cut = dir.path().join("cut");
+    power_cut_copy(&live, &cut, true);
+    store.shutdown_blocking();
+
+    // The power cut tore the last record: its last byte never reached the card.
+    let journal = std::fs::read(cut.join(JOURNAL_FILE)).expect("journal");
+    let end = journal
+        .iter()
+        .rposition(|&b| b != 0)
+        .expect("the journal holds records");
+    let mut torn = journal.clone();
+    torn[end] ^= 0xff;
+    std::fs::write(cut.join(JOURNAL_FILE), &torn).expect("tear");
+
+    let after = Store::open_blocking(&cut).expect("a torn journal opens");
+    assert_eq!(
+        after.game_count_blocking().expect("count"),
+        4,
+        "the four whole records are applied, the torn fifth is not"
+    );
+    let (_, record) = after
+        .user_by_name_blocking("sara")
+        .expect("read")
+        .expect("Sara");
+    assert_eq!(
+        record.xo.wins, 4,
+        "ratings and records agree with the games"
+    );
+    // The store works on: a new result after the torn one is kept.
+    let omar = after
+        .user_by_name_blocking("omar")
+        .expect("read")
+        .expect("Omar")
+        .0;
+    let sara = after
+        .user_by_name_blocking("sara")
+        .expect("read")
+        .expect("Sara")
+        .0;
+    after
+        .commit_game_blocking(&win_for_x("g-next", (sara, "Sara"), (omar, "Omar")))
+        .expect("committed after recovery");
+    after.shutdown_blocking();
+    drop(after);
+    let again = Store::open_blocking(&cut).expect("opens again");
+    assert_eq!(again.game_count_blocking().expect("count"), 5);
+    again.shutdown_blocking();
+}
