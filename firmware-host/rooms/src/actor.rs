@@ -13,7 +13,7 @@ use std::time::Duration;
 use futures_util::FutureExt as _;
 use protocol::records::{FinishedGame, UserId};
 use protocol::{
-    CloseReason, EncodedSeats, Event, Phase, RequestId, RoomId, RoomSummary, ServerMsg,
+    CloseReason, EncodedSeats, Event, Phase, RequestId, RoomId, RoomSummary, SeatView, ServerMsg,
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -742,14 +742,17 @@ impl Actor {
             let id = sender.filter(|(c, _)| c == conn).and_then(|(_, id)| id);
             let item = if one_view {
                 let room = shared.get_or_insert_with(|| {
-                    let view = self.room.view_for(key, now_ms);
+                    // The seats of the last snapshot while they still hold (a whole game but
+                    // for a player's presence), checked without making them.
                     let seats = match &self.seats {
-                        Some(kept) if kept.seats() == &view.seats => Arc::clone(kept),
+                        Some(kept) if self.room.seats_shown_as(kept.seats()) => Arc::clone(kept),
                         _ => Arc::clone(
                             self.seats
-                                .insert(Arc::new(EncodedSeats::new(view.seats.clone()))),
+                                .insert(Arc::new(EncodedSeats::new(self.room.seat_views()))),
                         ),
                     };
+                    // The view's own seats are left empty: its encodings take `seats`.
+                    let view = self.room.view_with_seats(key, now_ms, no_seats());
                     SharedRoom::new(view, seats)
                 });
                 ToSession::Room {
@@ -873,6 +876,16 @@ async fn commit_event_game(
 fn refused(id: Option<RequestId>, why: impl Into<Refusal>) -> ServerMsg {
     let Refusal { code, message, .. } = why.into();
     ServerMsg::error(id, code, message)
+}
+
+/// Two empty seats, for a view whose seats are not read (a [`SharedRoom`]'s).
+fn no_seats() -> [SeatView; 2] {
+    std::array::from_fn(|_| SeatView {
+        player: None,
+        mark: None,
+        ready: false,
+        present: false,
+    })
 }
 
 /// Queues a message for a connection; `false` when the connection is gone or too slow.

@@ -75,6 +75,8 @@ impl SharedMsg {
 /// so an audience of one framing costs one head.
 #[derive(Debug)]
 pub(crate) struct SharedRoom {
+    /// The view; its `seats` are not read (a room leaves them empty): the encodings take them
+    /// from `seats`.
     view: RoomView,
     /// The seats, kept by the room from one snapshot to the next while they stay the same,
     /// their JSON and postcard made at the first reader of each framing ([`EncodedSeats`]).
