@@ -383,7 +383,10 @@ fn the_shown_seats_are_recognised_without_making_them_and_every_change_is_seen()
         assert!(room.seats_shown_as(&seats), "{id}");
         let mut other = seats.clone();
         other.reverse();
-        assert!(!room.seats_shown_as(&other), "{id}: seats in the other order");
+        assert!(
+            !room.seats_shown_as(&other),
+            "{id}: seats in the other order"
+        );
         let mut nobody = seats.clone();
         nobody[1].player = None;
         assert!(!room.seats_shown_as(&nobody), "{id}: a player missing");
