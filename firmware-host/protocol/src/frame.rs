@@ -125,11 +125,17 @@ pub(crate) fn decode_payload<T: DeserializeOwned>(
 /// message grows the buffer once.
 const ENCODE_CAPACITY: usize = 1024;
 
+/// Room for a message's postcard at once (a move's event is 14 bytes, a result's about 30, a
+/// refusal's with its text under 100): `postcard::to_allocvec` starts with an empty buffer and
+/// grows it at 8, 16, 32 and 64 bytes, a reallocation each.
+const BINARY_CAPACITY: usize = 96;
+
 fn encode<T: Serialize>(msg: &T, framing: Framing) -> Frame {
     match framing {
         Framing::Text => Frame::Text(text(msg)),
         Framing::Binary => Frame::Binary(
-            postcard::to_allocvec(msg).expect("wire types always serialise to postcard"),
+            postcard::to_extend(msg, Vec::with_capacity(BINARY_CAPACITY))
+                .expect("wire types always serialise to postcard"),
         ),
     }
 }

@@ -54,9 +54,9 @@ pub use frame::{Frame, FrameError, Framing, decode_client, decode_client_payload
 pub use puzzle::{AttemptId, PuzzleSource, PuzzleView};
 pub use server::{CloseReason, Event, ServerMsg};
 pub use view::{
-    ClockView, EloPreview, JoinRequestView, Joining, Name, Phase, PlayerView, ResultView, RoomKind,
-    RoomSummary, RoomView, SeatView, SeatsJson, YouView, room_json, room_json_into,
-    room_postcard_into,
+    ClockView, EloPreview, EncodedSeats, JoinRequestView, Joining, Name, Phase, PlayerView,
+    ResultView, RoomKind, RoomSummary, RoomView, SeatView, SeatsJson, YouView, room_json,
+    room_json_into, room_postcard_into,
 };
 
 /// The protocol version carried by both hellos. A change that a client written against the

@@ -201,6 +201,36 @@ struct RoomViewHead<'a> {
     can_undo: bool,
 }
 
+/// The fields of a [`RoomViewHead`] before `seats`, in the same order: postcard writes a
+/// struct as its fields one after another, so this, the seats and [`HeadAfterSeats`] written
+/// one after the other are the head's bytes.
+#[derive(Serialize)]
+struct HeadBeforeSeats<'a> {
+    id: &'a RoomId,
+    game: Game,
+    kind: &'a RoomKind,
+    phase: Phase,
+    per_move_ms: Option<u32>,
+}
+
+/// The fields of a [`RoomViewHead`] after `seats`, in the same order.
+#[derive(Serialize)]
+struct HeadAfterSeats<'a> {
+    x: &'a [Cell],
+    o: &'a [Cell],
+    turn: Mark,
+    glowing: Option<Cell>,
+    moves: &'a [Cell],
+    clock: &'a Option<ClockView>,
+    repetition_warning: bool,
+    draw_offer: Option<Mark>,
+    requests: &'a [JoinRequestView],
+    result: &'a Option<ResultView>,
+    elo: &'a Option<EloPreview>,
+    spectators: u32,
+    can_undo: bool,
+}
+
 impl RoomView {
     /// The JSON of this view's fields before `you` (`{"id":…,"can_undo":…`, without the
     /// closing brace), which [`room_json`] completes for each reader: encoded once for a
@@ -232,6 +262,61 @@ impl RoomView {
     /// client reading postcard (the kiosk's UI) costs no more than one reading JSON.
     pub fn postcard_head(&self) -> Vec<u8> {
         postcard::to_allocvec(&self.head()).expect("wire types always serialise to postcard")
+    }
+
+    /// [`RoomView::postcard_head`] with the seats' postcard already made
+    /// ([`EncodedSeats::postcard`]): the same bytes, without encoding the seats (the larger part
+    /// of a head: names and ratings) again at every snapshot of a game.
+    pub fn postcard_head_with_seats(&self, seats: &[u8]) -> Vec<u8> {
+        let RoomView {
+            id,
+            game,
+            kind,
+            phase,
+            per_move_ms,
+            seats: _,
+            x,
+            o,
+            turn,
+            glowing,
+            moves,
+            clock,
+            repetition_warning,
+            draw_offer,
+            requests,
+            result,
+            elo,
+            spectators,
+            can_undo,
+            you: _,
+            rematch_offer: _,
+        } = self;
+        let before = HeadBeforeSeats {
+            id,
+            game: *game,
+            kind,
+            phase: *phase,
+            per_move_ms: *per_move_ms,
+        };
+        let after = HeadAfterSeats {
+            x,
+            o,
+            turn: *turn,
+            glowing: *glowing,
+            moves,
+            clock,
+            repetition_warning: *repetition_warning,
+            draw_offer: *draw_offer,
+            requests,
+            result,
+            elo,
+            spectators: *spectators,
+            can_undo: *can_undo,
+        };
+        let mut head = Vec::with_capacity(POSTCARD_HEAD_CAPACITY + seats.len());
+        head = postcard::to_extend(&before, head).expect("wire types always serialise to postcard");
+        head.extend_from_slice(seats);
+        postcard::to_extend(&after, head).expect("wire types always serialise to postcard")
     }
 
     fn head(&self) -> RoomViewHead<'_> {
@@ -423,24 +508,71 @@ impl SeatsJson {
 
     fn json(&mut self, seats: &[SeatView; 2]) -> &str {
         if self.0.as_ref().is_none_or(|(kept, _)| kept != seats) {
-            let mut j = Vec::with_capacity(SEATS_CAPACITY);
-            j.push(b'[');
-            for (i, seat) in seats.iter().enumerate() {
-                if i > 0 {
-                    j.push(b',');
-                }
-                seat_json(&mut j, seat);
-            }
-            j.push(b']');
-            let json = String::from_utf8(j).expect("written from UTF-8 pieces");
-            self.0 = Some((seats.clone(), json.into()));
+            self.0 = Some((seats.clone(), seats_json(seats).into()));
         }
         &self.0.as_ref().expect("set above").1
     }
 }
 
+/// The JSON of a room's two seats, as serde writes them.
+fn seats_json(seats: &[SeatView; 2]) -> String {
+    let mut j = Vec::with_capacity(SEATS_CAPACITY);
+    j.push(b'[');
+    for (i, seat) in seats.iter().enumerate() {
+        if i > 0 {
+            j.push(b',');
+        }
+        seat_json(&mut j, seat);
+    }
+    j.push(b']');
+    String::from_utf8(j).expect("written from UTF-8 pieces")
+}
+
+/// A room's two seats as the snapshots of a room share them while they stay the same (a
+/// whole game: only a player's presence changes them), with their JSON and their postcard,
+/// each made at the first reader of that framing. A room whose readers all read postcard (the
+/// kiosk's UI) makes no JSON of its seats, and the seats' postcard (names and ratings, the
+/// larger part of a postcard head) is made once while they stay the same rather than at
+/// every snapshot.
+#[derive(Debug)]
+pub struct EncodedSeats {
+    seats: [SeatView; 2],
+    json: std::sync::OnceLock<String>,
+    postcard: std::sync::OnceLock<Vec<u8>>,
+}
+
+impl EncodedSeats {
+    pub fn new(seats: [SeatView; 2]) -> EncodedSeats {
+        EncodedSeats {
+            seats,
+            json: std::sync::OnceLock::new(),
+            postcard: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The seats these are.
+    pub fn seats(&self) -> &[SeatView; 2] {
+        &self.seats
+    }
+
+    /// The seats' JSON, for [`RoomView::json_head_with_seats`].
+    pub fn json(&self) -> &str {
+        self.json.get_or_init(|| seats_json(&self.seats))
+    }
+
+    /// The seats' postcard, for [`RoomView::postcard_head_with_seats`].
+    pub fn postcard(&self) -> &[u8] {
+        self.postcard.get_or_init(|| {
+            postcard::to_allocvec(&self.seats).expect("wire types always serialise to postcard")
+        })
+    }
+}
+
 /// Room for the seats' JSON (about 300 bytes with two players).
 const SEATS_CAPACITY: usize = 384;
+
+/// Room for a postcard head's fields other than the seats (a long game's moves included).
+const POSTCARD_HEAD_CAPACITY: usize = 96;
 
 /// One seat's JSON, as serde writes it (test `a_room_head_written_by_hand_is_serdes_text`).
 fn seat_json(j: &mut Vec<u8>, seat: &SeatView) {
@@ -777,6 +909,26 @@ mod tests {
             let text = room_json(Some(9), &by_hand, &you, view.rematch_offer);
             let parsed: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
             assert_eq!(parsed["room"]["room"]["id"], view.id.as_str(), "view {i}");
+        }
+    }
+
+    /// A head made from seats encoded once ([`EncodedSeats`]) is the head made whole, in both
+    /// framings, for every view above.
+    #[test]
+    fn a_head_from_encoded_seats_is_the_whole_head() {
+        for i in 0..420 {
+            let view = view(i);
+            let seats = EncodedSeats::new(view.seats.clone());
+            assert_eq!(
+                view.postcard_head_with_seats(seats.postcard()),
+                view.postcard_head(),
+                "view {i}"
+            );
+            assert_eq!(
+                view.json_head_with_seats(seats.json()),
+                view.json_head(&mut SeatsJson::default()),
+                "view {i}"
+            );
         }
     }
 

@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use protocol::records::{FinishedGame, UserId};
-use protocol::{CloseReason, Event, Phase, RequestId, RoomId, RoomSummary, SeatsJson, ServerMsg};
+use protocol::{
+    CloseReason, EncodedSeats, Event, Phase, RequestId, RoomId, RoomSummary, SeatView, ServerMsg,
+};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use tokio::sync::{mpsc, watch};
@@ -155,8 +157,8 @@ struct Actor {
     /// Someone has viewed the room. A new room counts as viewed until then: its creator's
     /// `open` follows the creation, and the room limit must not close it in between.
     welcomed: bool,
-    /// The seats' JSON of the last snapshot, reused while they stay the same.
-    seats_json: SeatsJson,
+    /// The seats of the last snapshot, with their encodings, reused while they stay the same.
+    seats: Option<Arc<EncodedSeats>>,
 }
 
 /// A finished game whose result is being stored.
@@ -197,7 +199,7 @@ async fn run(
         listed: (listed, Bans::default()),
         listed_viewed: !restored,
         welcomed: restored,
-        seats_json: SeatsJson::default(),
+        seats: None,
     };
     actor.carry_out(initial, None).await;
     let mut empty_since = Instant::now();
@@ -740,8 +742,17 @@ impl Actor {
             let id = sender.filter(|(c, _)| c == conn).and_then(|(_, id)| id);
             let item = if one_view {
                 let room = shared.get_or_insert_with(|| {
-                    let view = self.room.view_for(key, now_ms);
-                    let seats = self.seats_json.shared(&view.seats);
+                    // The seats of the last snapshot while they still hold (a whole game but
+                    // for a player's presence), checked without making them.
+                    let seats = match &self.seats {
+                        Some(kept) if self.room.seats_shown_as(kept.seats()) => Arc::clone(kept),
+                        _ => Arc::clone(
+                            self.seats
+                                .insert(Arc::new(EncodedSeats::new(self.room.seat_views()))),
+                        ),
+                    };
+                    // The view's own seats are left empty: its encodings take `seats`.
+                    let view = self.room.view_with_seats(key, now_ms, no_seats());
                     SharedRoom::new(view, seats)
                 });
                 ToSession::Room {
@@ -773,7 +784,7 @@ impl Actor {
         if self.room.phase() == Phase::Finished {
             // The seats no longer change with every move; a finished room may be kept for a
             // long time by nobody (the lobby's finished rooms), so it keeps no copy of them.
-            self.seats_json = SeatsJson::default();
+            self.seats = None;
         }
         if !self.room.is_listed_as(&self.listed.0) || *self.room.bans() != self.listed.1 {
             let summary = self.room.summary();
@@ -865,6 +876,16 @@ async fn commit_event_game(
 fn refused(id: Option<RequestId>, why: impl Into<Refusal>) -> ServerMsg {
     let Refusal { code, message, .. } = why.into();
     ServerMsg::error(id, code, message)
+}
+
+/// Two empty seats, for a view whose seats are not read (a [`SharedRoom`]'s).
+fn no_seats() -> [SeatView; 2] {
+    std::array::from_fn(|_| SeatView {
+        player: None,
+        mark: None,
+        ready: false,
+        present: false,
+    })
 }
 
 /// Queues a message for a connection; `false` when the connection is gone or too slow.

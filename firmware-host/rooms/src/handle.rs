@@ -4,7 +4,7 @@
 use std::sync::{Arc, OnceLock};
 
 use protocol::records::UserId;
-use protocol::{Frame, Framing, RequestId, RoomId, RoomView, ServerMsg, YouView};
+use protocol::{EncodedSeats, Frame, Framing, RequestId, RoomId, RoomView, ServerMsg, YouView};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::results::Stored;
@@ -75,11 +75,14 @@ impl SharedMsg {
 /// so an audience of one framing costs one head.
 #[derive(Debug)]
 pub(crate) struct SharedRoom {
+    /// The view; its `seats` are not read (a room leaves them empty): the encodings take them
+    /// from `seats`.
     view: RoomView,
-    /// The seats' JSON, kept by the room from one snapshot to the next ([`SeatsJson`]).
+    /// The seats, kept by the room from one snapshot to the next while they stay the same,
+    /// their JSON and postcard made at the first reader of each framing ([`EncodedSeats`]).
     ///
-    /// [`SeatsJson`]: protocol::SeatsJson
-    seats: Arc<str>,
+    /// [`EncodedSeats`]: protocol::EncodedSeats
+    seats: Arc<EncodedSeats>,
     /// [`RoomView::json_head`], each JSON reader's text written from it straight into the
     /// reader's write buffer ([`SharedRoom::text_into`]).
     head: OnceLock<String>,
@@ -88,7 +91,7 @@ pub(crate) struct SharedRoom {
 }
 
 impl SharedRoom {
-    pub(crate) fn new(view: RoomView, seats: Arc<str>) -> Arc<SharedRoom> {
+    pub(crate) fn new(view: RoomView, seats: Arc<EncodedSeats>) -> Arc<SharedRoom> {
         Arc::new(SharedRoom {
             view,
             seats,
@@ -102,13 +105,15 @@ impl SharedRoom {
     pub(crate) fn text_into(&self, out: &mut Vec<u8>, id: Option<RequestId>, you: YouView) {
         let head = self
             .head
-            .get_or_init(|| self.view.json_head_with_seats(&self.seats));
+            .get_or_init(|| self.view.json_head_with_seats(self.seats.json()));
         protocol::room_json_into(out, id, head, &you, self.view.rematch_offer);
     }
 
     /// The postcard of the snapshot for one reader (binary framing), appended to `out`.
     pub(crate) fn binary_into(&self, out: &mut Vec<u8>, id: Option<RequestId>, you: YouView) {
-        let head = self.postcard.get_or_init(|| self.view.postcard_head());
+        let head = self
+            .postcard
+            .get_or_init(|| self.view.postcard_head_with_seats(self.seats.postcard()));
         protocol::room_postcard_into(out, id, head, &you, self.view.rematch_offer);
     }
 }
@@ -217,8 +222,8 @@ mod tests {
     #[test]
     fn each_readers_snapshot_is_the_whole_message_for_that_reader() {
         let view = bench_view();
-        let mut seats = protocol::SeatsJson::default();
-        let room = SharedRoom::new(view.clone(), seats.shared(&view.seats));
+        let seats = Arc::new(protocol::EncodedSeats::new(view.seats.clone()));
+        let room = SharedRoom::new(view.clone(), seats);
         let whole = |id, you, framing| {
             ServerMsg::Room {
                 id,

@@ -146,9 +146,14 @@ pub struct StoredGame {
 }
 
 pub(super) fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
-    postcard::to_allocvec(value)
+    postcard::to_extend(value, Vec::with_capacity(RECORD_CAPACITY))
         .map_err(|e| StoreError::Internal(format!("encoding a record: {e}")))
 }
+
+/// Room for a record's postcard at once (a user's, with its password hash, and a game's are
+/// each under this): `postcard::to_allocvec` starts with an empty buffer and reallocates it at
+/// 8, 16, 32, 64 and 128 bytes, for every record a result writes.
+const RECORD_CAPACITY: usize = 256;
 
 pub(super) fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8], what: &str) -> Result<T, StoreError> {
     postcard::from_bytes(bytes)

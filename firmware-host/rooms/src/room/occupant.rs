@@ -70,6 +70,34 @@ impl Occupant {
         }
     }
 
+    /// Whether [`Occupant::player_ref`] is `player`, without making it.
+    pub(crate) fn is_player_ref(&self, player: &PlayerRef) -> bool {
+        match (self, player) {
+            (
+                Occupant::Human {
+                    key: PlayerKey::User(id),
+                    name,
+                },
+                PlayerRef::User {
+                    id: other,
+                    name: other_name,
+                },
+            ) => id == other && name == other_name,
+            (
+                Occupant::Human {
+                    key: PlayerKey::Guest(_),
+                    name,
+                },
+                PlayerRef::Guest { name: other },
+            )
+            | (Occupant::Local { name }, PlayerRef::Local { name: other }) => name == other,
+            (Occupant::Bot { difficulty }, PlayerRef::Bot { difficulty: other }) => {
+                difficulty == other
+            }
+            _ => false,
+        }
+    }
+
     /// Whether [`Occupant::name_kind`] is `kind`, without making it.
     pub(crate) fn has_name_kind(&self, kind: &Name) -> bool {
         match (self, kind) {

@@ -9,7 +9,7 @@ use protocol::{
     RoomView, SeatView, YouView,
 };
 
-use super::{Occupant, PlayerKey, Room};
+use super::{Occupant, PlayerKey, Room, Seat};
 use crate::settings::{Opponent, Policy};
 
 impl Room {
@@ -71,9 +71,12 @@ impl Room {
 
     /// The room as the person `key` may see it, at monotonic time `now_ms`.
     pub fn view_for(&self, key: &PlayerKey, now_ms: u64) -> RoomView {
-        let is_host = *key == self.host;
-        let position = self.record.position();
-        let seats = core::array::from_fn(|i| {
+        self.view_with_seats(key, now_ms, self.seat_views())
+    }
+
+    /// The two seats as every reader sees them (the `seats` of [`Room::view_for`]).
+    pub fn seat_views(&self) -> [SeatView; 2] {
+        core::array::from_fn(|i| {
             let seat = &self.seats[i];
             SeatView {
                 player: seat.occupant.as_ref().map(|o| PlayerView {
@@ -83,14 +86,59 @@ impl Room {
                 }),
                 mark: seat.mark,
                 ready: seat.ready,
-                present: match &seat.occupant {
-                    Some(Occupant::Human { key, .. }) => self.present(key),
-                    Some(Occupant::Bot { .. }) => true,
-                    Some(Occupant::Local { .. }) => self.present(&self.host),
-                    None => false,
-                },
+                present: self.seat_present(seat),
             }
-        });
+        })
+    }
+
+    fn seat_present(&self, seat: &Seat) -> bool {
+        match &seat.occupant {
+            Some(Occupant::Human { key, .. }) => self.present(key),
+            Some(Occupant::Bot { .. }) => true,
+            Some(Occupant::Local { .. }) => self.present(&self.host),
+            None => false,
+        }
+    }
+
+    /// Whether [`Room::seat_views`] is `seats`, without making them (names are copied to make
+    /// them): the check at every snapshot of whether the room's encoded seats still hold.
+    pub fn seats_shown_as(&self, seats: &[SeatView; 2]) -> bool {
+        self.seats.iter().zip(seats).all(|(seat, shown)| {
+            // Every field, by name: a field added to the seat's view must be compared here too.
+            let SeatView {
+                player,
+                mark,
+                ready,
+                present,
+            } = shown;
+            let player_shown = match (&seat.occupant, player) {
+                (None, None) => true,
+                (
+                    Some(occupant),
+                    Some(PlayerView {
+                        player,
+                        rating,
+                        name,
+                    }),
+                ) => {
+                    *rating == seat.rating
+                        && occupant.is_player_ref(player)
+                        && occupant.has_name_kind(name)
+                }
+                _ => false,
+            };
+            player_shown
+                && *mark == seat.mark
+                && *ready == seat.ready
+                && *present == self.seat_present(seat)
+        })
+    }
+
+    /// [`Room::view_for`] with `seats` as its seats: the caller's, when it has them already
+    /// (made from [`Room::seat_views`] and checked by [`Room::seats_shown_as`]).
+    pub fn view_with_seats(&self, key: &PlayerKey, now_ms: u64, seats: [SeatView; 2]) -> RoomView {
+        let is_host = *key == self.host;
+        let position = self.record.position();
         let user = match key {
             PlayerKey::User(id) => Some(*id),
             PlayerKey::Guest(_) => None,

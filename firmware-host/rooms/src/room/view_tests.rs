@@ -324,3 +324,71 @@ fn spectators_are_counted_once_per_person_with_few_or_many_viewers() {
     );
     assert!(room.is_listed_as(&room.summary()));
 }
+
+/// The room's seats are checked at every snapshot without making them. The check agrees with
+/// the seats themselves in every state of a room's life (account players, a guest against the
+/// bot, a local game, ratings, ready, a player away and back), notices each change, and
+/// `view_with_seats` with the room's own seats is `view_for`.
+#[test]
+fn the_shown_seats_are_recognised_without_making_them_and_every_change_is_seen() {
+    let mut b = Bench::new();
+    let host = user(1, 1);
+    let player = user(2, 2);
+    let mut room = b.online(&host, Game::Xo, JoiningRequest::Open, "r1");
+    let mut shown = room.seat_views();
+    let mut step = |room: &Room, now: u64, what: &str, changes: bool| {
+        let seats = room.seat_views();
+        assert!(room.seats_shown_as(&seats), "{what}: its own seats");
+        assert_eq!(
+            !room.seats_shown_as(&shown),
+            changes,
+            "{what}: the old seats {}",
+            if changes { "are stale" } else { "still hold" }
+        );
+        assert_eq!(
+            room.view_with_seats(&host.key, now, seats.clone()),
+            room.view_for(&host.key, now),
+            "{what}"
+        );
+        shown = seats;
+    };
+    step(&room, b.now, "created", false);
+    let watcher = guest(3, "g3");
+    b.ok(&mut room, &watcher, Intent::Open);
+    step(&room, b.now, "a spectator (not in the seats)", false);
+    b.ok(&mut room, &player, Intent::Join { passcode: None });
+    step(&room, b.now, "a player joined", true);
+    b.ok(&mut room, &player, Intent::Ready { ready: true });
+    step(&room, b.now, "ready", true);
+    b.ok(&mut room, &host, Intent::Start);
+    step(&room, b.now, "started", true);
+    room.set_ratings(&[(1, 1250), (2, 1180)]);
+    step(&room, b.now, "ratings loaded", true);
+    let x = if room.you_for(&host.key).to_move {
+        &host
+    } else {
+        &player
+    };
+    b.ok(&mut room, x, Intent::Move { cell: 4 });
+    step(&room, b.now, "a move", false);
+    room.disconnect(player.conn);
+    step(&room, b.now, "a player away", true);
+    b.ok(&mut room, &player, Intent::Open);
+    step(&room, b.now, "back", true);
+
+    for (opponent, id) in [(bot(40, None), "b1"), (local(), "l1")] {
+        let kiosk = guest(9, "kiosk");
+        let room = b.create(&kiosk, Game::Xo, opponent, None, id);
+        let seats = room.seat_views();
+        assert!(room.seats_shown_as(&seats), "{id}");
+        let mut other = seats.clone();
+        other.reverse();
+        assert!(
+            !room.seats_shown_as(&other),
+            "{id}: seats in the other order"
+        );
+        let mut nobody = seats.clone();
+        nobody[1].player = None;
+        assert!(!room.seats_shown_as(&nobody), "{id}: a player missing");
+    }
+}
