@@ -125,7 +125,7 @@ async fn saved_settings_override_the_flags_at_once_and_after_a_restart() {
     );
     assert_eq!(get_settings(addr, &sara).await, cafe_stored());
     // Logged with who and what (not the Wi-Fi password).
-    let logged = server.log_lines("saved the settings");
+    let logged = server.wait_log_lines("saved the settings").await;
     assert_eq!(logged.len(), 1, "{logged:?}");
     assert!(
         logged[0].contains("sara") && logged[0].contains("kiosk.cafe.example"),
@@ -213,7 +213,7 @@ async fn only_owners_see_or_change_the_settings() {
     .assert_error(405, "method_not_allowed");
     assert_eq!(config(addr).await, before);
     assert_eq!(get_settings(addr, &sara).await["stored"], false);
-    assert!(!server.log_lines("not an owner").is_empty());
+    assert!(!server.wait_log_lines("not an owner").await.is_empty());
     server.stop_with("-TERM");
 }
 
@@ -608,7 +608,13 @@ async fn five_wrong_guesses_spend_a_reset_code_across_a_restart() {
     redeem(addr, &code, "new password")
         .await
         .assert_error(403, "bad_reset_code");
-    assert_eq!(server.log_lines("spent by 5 wrong guesses").len(), 1);
+    assert_eq!(
+        server
+            .wait_log_lines("spent by 5 wrong guesses")
+            .await
+            .len(),
+        1
+    );
     // The old password still works; a new code from the owner does too.
     let omar = sign_in(addr, "omar").await;
     let sara = sign_in(addr, "sara").await;
@@ -753,7 +759,16 @@ async fn the_kiosk_page_reports_its_screen_sleeping_and_waking() {
     )
     .await
     .assert_error(400, "bad_json");
-    assert_eq!(server.log_lines("the kiosk's screen sleeps").len(), 1);
-    assert_eq!(server.log_lines("the kiosk's screen woke").len(), 1);
+    assert_eq!(
+        server
+            .wait_log_lines("the kiosk's screen sleeps")
+            .await
+            .len(),
+        1
+    );
+    assert_eq!(
+        server.wait_log_lines("the kiosk's screen woke").await.len(),
+        1
+    );
     server.stop_with("-TERM");
 }
