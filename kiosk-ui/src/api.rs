@@ -155,6 +155,13 @@ pub async fn report_screen(asleep: bool) -> Result<protocol::http::KioskScreen, 
     call::<call::ReportScreen>(&[], "", request::<call::ReportScreen>(&body)).await
 }
 
+/// AP3: whether the server has the kiosk's screen asleep. A touch on a display the image has
+/// switched off never reaches the page; the image's hook reports that wake to the server, and
+/// the sleeping page learns of it here.
+pub async fn kiosk_screen() -> Result<protocol::http::KioskScreen, ApiError> {
+    call::<call::KioskScreen>(&[], "", Body::None).await
+}
+
 /// Owner mode: the signed-in account becomes an owner with a code.
 pub async fn claim_owner(code: &str) -> Result<protocol::http::Owners, ApiError> {
     let body = protocol::http::ClaimOwner {

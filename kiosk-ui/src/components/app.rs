@@ -431,6 +431,33 @@ pub fn App(props: &AppProps) -> Html {
         }
         None => html! {},
     };
+    // AP3: a touch on a display the image has switched off never reaches the page (the
+    // compositor has no output to place it on); the image's hook (xo-screen-power) sees it,
+    // switches the display on and tells the server the screen woke. So while asleep the page
+    // asks the server every second, and wakes when a wake newer than its own sleep was
+    // reported, with the idle time counted from then. That touch did nothing else.
+    {
+        let (state, last_activity) = (state.clone(), last_activity.clone());
+        use_effect_with(state.asleep, move |asleep| {
+            let poll = asleep.then(|| {
+                let slept_at = dom::now_ms();
+                Interval::new(1000, move || {
+                    let (state, last_activity) = (state.clone(), last_activity.clone());
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let Ok(screen) = api::kiosk_screen().await else {
+                            return;
+                        };
+                        // Both clocks are the kiosk's own (the page runs on the server's machine).
+                        if !screen.asleep && screen.changed_ms as f64 > slept_at {
+                            *last_activity.borrow_mut() = dom::now_ms();
+                            state.dispatch(Action::Sleep(false));
+                        }
+                    });
+                })
+            });
+            move || drop(poll)
+        });
+    }
     // AP3: a black sheet over everything, the navbar and any prompt included. The waking touch
     // ends on it (its click, the last event of a tap), so nothing under it acts; only then
     // does it go, with the idle time counted from that touch.
