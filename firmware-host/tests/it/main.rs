@@ -47,6 +47,7 @@ mod store_faults;
 mod store_fixtures;
 mod store_journal;
 mod store_limits;
+mod store_power_cuts;
 mod store_redb;
 mod ws_contract;
 mod ws_games;
