@@ -10,21 +10,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use engine::{Game, Mark, Score};
+use engine::{Mark, Score};
 use firmware_host::store::{
     DB_FILE, JOURNAL_FILE, SettingsRecord, StorageState, Store, StoredLanguage, StoredWifi,
 };
-use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
+use protocol::records::{FinishedGame, PlayerRef, UserId};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use redb::StorageBackend;
 use redb::backends::FileBackend;
 use rooms::StoreError;
 
-use crate::support::store::BlockingWrites;
+use crate::support::store::{BlockingWrites, DAY_MS, now, rated};
 
 const HASH: &str = "$argon2id$not-a-real-hash";
-const DAY_MS: u64 = 24 * 60 * 60 * 1000;
 
 /// Which operations fail, and how many failures were injected.
 #[derive(Debug, Default)]
@@ -163,41 +162,6 @@ fn open_faulty(dir: &Path, faults: &Arc<Faults>) -> Store {
         })),
     )
     .expect("store opens")
-}
-
-fn now() -> u64 {
-    firmware_host::clock::now_ms()
-}
-
-fn rated(id: &str, x: (UserId, &str), o: (UserId, &str), winner: Option<Mark>) -> FinishedGame {
-    let (moves, end) = match winner {
-        Some(Mark::X) => (
-            vec![0, 3, 1, 4, 2],
-            GameEnd::Line {
-                winner: Mark::X,
-                line: [0, 1, 2],
-            },
-        ),
-        Some(Mark::O) => (vec![4, 0], GameEnd::Resigned { loser: Mark::X }),
-        None => (vec![4, 0], GameEnd::Agreed),
-    };
-    FinishedGame {
-        id: id.into(),
-        game: Game::Xo,
-        rated: true,
-        x: PlayerRef::User {
-            id: x.0,
-            name: x.1.into(),
-        },
-        o: PlayerRef::User {
-            id: o.0,
-            name: o.1.into(),
-        },
-        moves,
-        end,
-        started_at_ms: 1_000,
-        ended_at_ms: 2_000,
-    }
 }
 
 /// Waits (bounded) until the store says the card works again.

@@ -8,50 +8,11 @@
 
 use std::path::Path;
 
-use engine::{Game, Mark};
+use engine::Mark;
 use firmware_host::store::{DB_FILE, JOURNAL_FILE, Store};
-use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
+use protocol::records::UserId;
 
-use crate::support::store::BlockingWrites;
-
-const DAY_MS: u64 = 24 * 60 * 60 * 1000;
-
-fn now() -> u64 {
-    firmware_host::clock::now_ms()
-}
-
-fn register(store: &Store, name: &str, n: u8) -> UserId {
-    store
-        .register_blocking(
-            name,
-            "$argon2id$not-a-real-hash",
-            [n; 32],
-            now(),
-            now() + 30 * DAY_MS,
-        )
-        .expect("registered")
-}
-
-fn win_for_x(id: &str, x: (UserId, &str), o: (UserId, &str)) -> FinishedGame {
-    let player = |(id, name): (UserId, &str)| PlayerRef::User {
-        id,
-        name: name.into(),
-    };
-    FinishedGame {
-        id: id.into(),
-        game: Game::Xo,
-        rated: true,
-        x: player(x),
-        o: player(o),
-        moves: vec![0, 3, 1, 4, 2],
-        end: GameEnd::Line {
-            winner: Mark::X,
-            line: [0, 1, 2],
-        },
-        started_at_ms: 10_000,
-        ended_at_ms: 20_000,
-    }
-}
+use crate::support::store::{BlockingWrites, rated, register};
 
 /// What a power cut leaves of `from`: its files as they are on the card now.
 fn power_cut_copy(from: &Path, to: &Path, journal: bool) {
@@ -69,7 +30,12 @@ fn play(store: &Store, games: usize) -> (i32, i32, UserId, UserId) {
     let mut last = Vec::new();
     for n in 0..games {
         last = store
-            .commit_game_blocking(&win_for_x(&format!("g{n}"), (sara, "Sara"), (omar, "Omar")))
+            .commit_game_blocking(&rated(
+                &format!("g{n}"),
+                (sara, "Sara"),
+                (omar, "Omar"),
+                Some(Mark::X),
+            ))
             .expect("a rated result is acknowledged");
     }
     let rating = |who: UserId| {
@@ -192,7 +158,12 @@ fn a_torn_last_record_ends_the_journal_and_nothing_else_is_lost() {
         .expect("Sara")
         .0;
     after
-        .commit_game_blocking(&win_for_x("g-next", (sara, "Sara"), (omar, "Omar")))
+        .commit_game_blocking(&rated(
+            "g-next",
+            (sara, "Sara"),
+            (omar, "Omar"),
+            Some(Mark::X),
+        ))
         .expect("committed after recovery");
     after.shutdown_blocking();
     drop(after);

@@ -6,13 +6,7 @@ use firmware_host::store::{SESSIONS_KEPT, Store, UNRATED_KEPT};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
 use rooms::Persistence;
 
-use crate::support::store::BlockingWrites;
-
-const DAY_MS: u64 = 24 * 60 * 60 * 1000;
-
-fn now() -> u64 {
-    firmware_host::clock::now_ms()
-}
+use crate::support::store::{BlockingWrites, DAY_MS, now};
 
 fn register(store: &Store, name: &str, n: u8) -> UserId {
     store

@@ -16,16 +16,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use engine::{Game, Mark};
+use engine::Mark;
 use firmware_host::store::{DURABLE_WITHIN, Store};
-use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
+use protocol::records::{FinishedGame, PlayerRef, UserId};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use redb::StorageBackend;
 
 use rooms::Persistence as _;
 
-use crate::support::store::BlockingWrites;
+use crate::support::store::{BlockingWrites, rated};
 
 const SECTOR: usize = 512;
 const ROUNDS: usize = 15;
@@ -252,34 +252,6 @@ fn open_on(card: &Arc<Card>, dir: &std::path::Path) -> Store {
     .expect("the store opens from what the card kept")
 }
 
-fn game(id: &str, x: (UserId, &str), o: (UserId, &str), winner: Option<Mark>) -> FinishedGame {
-    let (moves, end) = match winner {
-        Some(winner) => (
-            vec![0, 3, 1, 4, 2],
-            GameEnd::Line {
-                winner,
-                line: [0, 1, 2],
-            },
-        ),
-        None => (vec![4, 0], GameEnd::Agreed),
-    };
-    let player = |(id, name): (UserId, &str)| PlayerRef::User {
-        id,
-        name: name.into(),
-    };
-    FinishedGame {
-        id: id.into(),
-        game: Game::Xo,
-        rated: true,
-        x: player(x),
-        o: player(o),
-        moves,
-        end,
-        started_at_ms: 1_000,
-        ended_at_ms: 2_000,
-    }
-}
-
 /// A room's saved state: `None` when it is not saved.
 type RoomState = Option<Vec<u8>>;
 
@@ -415,7 +387,7 @@ fn power_cuts_during_bursts_of_results_and_room_saves_lose_nothing_acknowledged(
                         let b = (a + rng.random_range(1..PLAYERS)) % PLAYERS;
                         let winner = [Some(Mark::X), Some(Mark::O), None][rng.random_range(0..3)];
                         let id = format!("r{round}-t{t}-g{n}");
-                        let g = game(&id, players[a], players[b], winner);
+                        let g = rated(&id, players[a], players[b], winner);
                         told.lock()
                             .expect("told")
                             .tried

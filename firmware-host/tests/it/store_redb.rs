@@ -8,9 +8,7 @@ use firmware_host::store::{RegisterError, SCHEMA_VERSION, Store};
 use protocol::records::{FinishedGame, GameEnd, PlayerRef, UserId};
 use rooms::Persistence;
 
-use crate::support::store::BlockingWrites;
-
-const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+use crate::support::store::{BlockingWrites, DAY_MS, now};
 
 fn open(dir: &Path) -> Store {
     Store::open_blocking(dir).expect("store opens")
@@ -18,10 +16,6 @@ fn open(dir: &Path) -> Store {
 
 fn token(n: u8) -> [u8; 32] {
     [n; 32]
-}
-
-fn now() -> u64 {
-    firmware_host::clock::now_ms()
 }
 
 /// Registers with a session `token(n)` that lives 30 days from now.

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 
+use engine::{Game, Mark};
 use firmware_host::store::{RegisterError, Store};
-use protocol::records::{FinishedGame, RatingUpdate, UserId};
+use protocol::records::{FinishedGame, GameEnd, PlayerRef, RatingUpdate, UserId};
 use rooms::{Persistence as _, StoreError};
 
 /// Wakes the thread that waits in [`wait`].
@@ -94,5 +95,56 @@ impl BlockingWrites for Store {
 
     fn delete_room_blocking(&self, room_id: &str) -> Result<(), StoreError> {
         wait(self.delete_room(room_id))
+    }
+}
+
+pub const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// The clock the store's callers use.
+pub fn now() -> u64 {
+    firmware_host::clock::now_ms()
+}
+
+/// Registers `name` with a session `[n; 32]` that lives 30 days from now.
+pub fn register(store: &Store, name: &str, n: u8) -> UserId {
+    store
+        .register_blocking(
+            name,
+            "$argon2id$not-a-real-hash",
+            [n; 32],
+            now(),
+            now() + 30 * DAY_MS,
+        )
+        .expect("registered")
+}
+
+/// A rated XO game between registered players: X wins on the top row, O wins by X's
+/// resignation, or (`None`) a draw agreed.
+pub fn rated(id: &str, x: (UserId, &str), o: (UserId, &str), winner: Option<Mark>) -> FinishedGame {
+    let (moves, end) = match winner {
+        Some(Mark::X) => (
+            vec![0, 3, 1, 4, 2],
+            GameEnd::Line {
+                winner: Mark::X,
+                line: [0, 1, 2],
+            },
+        ),
+        Some(Mark::O) => (vec![4, 0], GameEnd::Resigned { loser: Mark::X }),
+        None => (vec![4, 0], GameEnd::Agreed),
+    };
+    let player = |(id, name): (UserId, &str)| PlayerRef::User {
+        id,
+        name: name.into(),
+    };
+    FinishedGame {
+        id: id.into(),
+        game: Game::Xo,
+        rated: true,
+        x: player(x),
+        o: player(o),
+        moves,
+        end,
+        started_at_ms: 1_000,
+        ended_at_ms: 2_000,
     }
 }
