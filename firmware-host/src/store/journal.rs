@@ -17,7 +17,10 @@
 //! cut redb opens at its last durable commit, and [`recover`] applies again, in order, the
 //! records after that position: exactly the results acknowledged since. A checkpoint starts a
 //! new epoch at offset 0; records of another epoch, or one whose checksum fails (a write the
-//! power cut tore, never acknowledged), end the journal.
+//! power cut tore, never acknowledged), end the journal. A whole record this version cannot
+//! read (written by a newer version it was rolled back from) ends it too: it and the records
+//! after it are not applied but kept in `meta` (`journal_unread_EPOCH_OFFSET`) and logged as an
+//! error, and the store opens.
 //!
 //! The file is written once in full when it is created ([`JOURNAL_BYTES`] of zeros), so that an
 //! append never allocates a block: the card then syncs the data page alone, without the file
@@ -323,40 +326,26 @@ fn preallocate(file: &std::fs::File) -> Result<(), StoreError> {
 
 /// The records of epoch `at.epoch` from `at.offset` on, in order, up to the first that is
 /// missing, torn or of another epoch.
-fn read_records(
-    backend: &dyn StorageBackend,
-    at: Position,
-) -> Result<Vec<(Vec<Op>, Position)>, StoreError> {
-    let io = |e: std::io::Error| io_error(&e);
-    let len = backend.len().map_err(io)?;
+fn read_records(backend: &dyn StorageBackend, at: Position) -> Result<Records, StoreError> {
+    let len = backend.len().map_err(|e| io_error(&e))?;
     let mut records = Vec::new();
     let mut offset = at.offset;
-    while offset + HEAD as u64 <= len {
-        let mut head = [0u8; HEAD];
-        backend.read(offset, &mut head).map_err(io)?;
-        let field = |r: std::ops::Range<usize>| head.get(r).unwrap_or_default();
-        let size = u32::from_le_bytes(field(4..8).try_into().unwrap_or_default()) as u64;
-        let crc = u32::from_le_bytes(field(8..12).try_into().unwrap_or_default());
-        let epoch = u64::from_le_bytes(field(12..20).try_into().unwrap_or_default());
-        if field(0..4) != MAGIC || epoch != at.epoch || offset + HEAD as u64 + size > len {
-            break;
-        }
-        let mut payload = vec![0u8; size as usize];
-        backend
-            .read(offset + HEAD as u64, &mut payload)
-            .map_err(io)?;
-        let mut check = crc32fast::Hasher::new();
-        check.update(&epoch.to_le_bytes());
-        check.update(&payload);
-        if check.finalize() != crc {
-            break;
-        }
+    while let Some(payload) = whole_record(backend, offset, at.epoch, len)? {
         let Ok(entries) = postcard::from_bytes::<Vec<Entry>>(&payload) else {
-            return Err(StoreError::Corrupted(format!(
-                "journal record at {offset} passes its checksum but cannot be read"
-            )));
+            // Whole, but of a kind this version does not know: written by a newer version
+            // that was rolled back from. It and the records after it are kept, not applied.
+            let mut end = offset;
+            while let Some(payload) = whole_record(backend, end, at.epoch, len)? {
+                end += (HEAD + payload.len()) as u64;
+            }
+            let mut bytes = vec![0u8; (end - offset) as usize];
+            backend.read(offset, &mut bytes).map_err(|e| io_error(&e))?;
+            return Ok(Records {
+                records,
+                unread: Some((offset, bytes)),
+            });
         };
-        offset += HEAD as u64 + size;
+        offset += (HEAD + payload.len()) as u64;
         records.push((
             entries.into_iter().map(Entry::into_op).collect(),
             Position {
@@ -365,7 +354,49 @@ fn read_records(
             },
         ));
     }
-    Ok(records)
+    Ok(Records {
+        records,
+        unread: None,
+    })
+}
+
+/// The records read back, in order, each with the position after it; and, when a whole record
+/// could not be read (a newer version's), its offset and the bytes from it to the end of the
+/// epoch's records.
+struct Records {
+    records: Vec<(Vec<Op>, Position)>,
+    unread: Option<(u64, Vec<u8>)>,
+}
+
+/// The payload of the record at `offset` if a whole one of `epoch` is there (magic, epoch,
+/// length and checksum right).
+fn whole_record(
+    backend: &dyn StorageBackend,
+    offset: u64,
+    epoch: u64,
+    len: u64,
+) -> Result<Option<Vec<u8>>, StoreError> {
+    let io = |e: std::io::Error| io_error(&e);
+    if offset + HEAD as u64 > len {
+        return Ok(None);
+    }
+    let mut head = [0u8; HEAD];
+    backend.read(offset, &mut head).map_err(io)?;
+    let field = |r: std::ops::Range<usize>| head.get(r).unwrap_or_default();
+    let size = u32::from_le_bytes(field(4..8).try_into().unwrap_or_default()) as u64;
+    let crc = u32::from_le_bytes(field(8..12).try_into().unwrap_or_default());
+    let found = u64::from_le_bytes(field(12..20).try_into().unwrap_or_default());
+    if field(0..4) != MAGIC || found != epoch || offset + HEAD as u64 + size > len {
+        return Ok(None);
+    }
+    let mut payload = vec![0u8; size as usize];
+    backend
+        .read(offset + HEAD as u64, &mut payload)
+        .map_err(io)?;
+    let mut check = crc32fast::Hasher::new();
+    check.update(&epoch.to_le_bytes());
+    check.update(&payload);
+    Ok((check.finalize() == crc).then_some(payload))
 }
 
 /// Opens the journal and applies again, in one durable commit, every record the database
@@ -374,8 +405,8 @@ fn read_records(
 pub(super) fn recover(db: &redb::Database, opener: &JournalOpener) -> Result<Journal, StoreError> {
     let backend = opener()?;
     let at = position(&db.begin_read().map_err(store_err)?)?;
-    let records = read_records(backend.as_ref(), at)?;
-    if records.is_empty() {
+    let Records { records, unread } = read_records(backend.as_ref(), at)?;
+    if records.is_empty() && unread.is_none() {
         return Ok(Journal::new(backend, at));
     }
     let count = records.len();
@@ -394,6 +425,21 @@ pub(super) fn recover(db: &redb::Database, opener: &JournalOpener) -> Result<Jou
                 tracing::error!(error = %e, "a journaled write could not be applied again");
             }
         }
+    }
+    if let Some((offset, bytes)) = &unread {
+        // Kept in the database (and so in backups) for the version that wrote them; the
+        // journal itself is written over from the next epoch on.
+        let key = format!("journal_unread_{}_{offset}", at.epoch);
+        txn.open_table(META)
+            .map_err(store_err)?
+            .insert(key.as_str(), bytes.as_slice())
+            .map_err(store_err)?;
+        tracing::error!(
+            bytes = bytes.len(),
+            %key,
+            "journal: records of a newer version (rolled back from) cannot be read by this \
+             one; they are not applied, and kept in the database under that key"
+        );
     }
     set_position(&txn, next)?;
     txn.commit().map_err(store_err)?;
