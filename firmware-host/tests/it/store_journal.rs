@@ -6,7 +6,7 @@
 //! nothing to its file between durable commits (the journaled commits' pages are in its
 //! memory), so the copy holds exactly what the card would.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use engine::Mark;
 use firmware_host::store::{DB_FILE, JOURNAL_FILE, Store};
@@ -45,6 +45,29 @@ fn play(store: &Store, games: usize) -> (i32, i32, UserId, UserId) {
             .expect("an update for each player")
     };
     (rating(sara), rating(omar), sara, omar)
+}
+
+/// Sara's XO rating and wins, as the store says.
+fn sara_xo(store: &Store) -> (i32, u32) {
+    let (_, record) = store
+        .user_by_name_blocking("sara")
+        .expect("read")
+        .expect("Sara");
+    (record.xo.rating, record.xo.wins)
+}
+
+/// A store in a new directory where Sara beats Omar `games` times, cut off by a power cut
+/// (its data directory copied to `cut`, then shut down): the directory, the cut copy, and
+/// what [`play`] answers.
+fn played_then_cut(games: usize) -> (tempfile::TempDir, PathBuf, (i32, i32, UserId, UserId)) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let live = dir.path().join("live");
+    let store = Store::open_blocking(&live).expect("store opens");
+    let played = play(&store, games);
+    let cut = dir.path().join("cut");
+    power_cut_copy(&live, &cut, true);
+    store.shutdown_blocking();
+    (dir, cut, played)
 }
 
 #[test]
@@ -104,23 +127,13 @@ fn acknowledged_results_survive_a_power_cut_through_the_journal_alone() {
     drop(after);
     let again = Store::open_blocking(&cut).expect("opens again");
     assert_eq!(again.game_count_blocking().expect("count"), 12);
-    let (_, record) = again
-        .user_by_name_blocking("sara")
-        .expect("read")
-        .expect("Sara");
-    assert_eq!((record.xo.rating, record.xo.wins), (sara_rating, 12));
+    assert_eq!(sara_xo(&again), (sara_rating, 12));
     again.shutdown_blocking();
 }
 
 #[test]
 fn a_torn_last_record_ends_the_journal_and_nothing_else_is_lost() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let live = dir.path().join("live");
-    let store = Store::open_blocking(&live).expect("store opens");
-    play(&store, 5);
-    let cut = dir.path().join("cut");
-    power_cut_copy(&live, &cut, true);
-    store.shutdown_blocking();
+    let (_dir, cut, _) = played_then_cut(5);
 
     // The power cut tore the last record: its last byte never reached the card.
     let journal = std::fs::read(cut.join(JOURNAL_FILE)).expect("journal");
@@ -187,13 +200,7 @@ fn records_end(journal: &[u8]) -> (usize, u64) {
 
 #[test]
 fn a_whole_record_of_a_newer_version_is_kept_and_the_store_opens() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let live = dir.path().join("live");
-    let store = Store::open_blocking(&live).expect("store opens");
-    let (sara_rating, _, sara, omar) = play(&store, 3);
-    let cut = dir.path().join("cut");
-    power_cut_copy(&live, &cut, true);
-    store.shutdown_blocking();
+    let (dir, cut, (sara_rating, _, sara, omar)) = played_then_cut(3);
 
     // After the three results, a whole record (its checksum right) of a kind this version
     // does not know, as a newer version rolled back from would leave.
@@ -214,11 +221,7 @@ fn a_whole_record_of_a_newer_version_is_kept_and_the_store_opens() {
 
     let after = Store::open_blocking(&cut).expect("the store opens past a record it cannot read");
     assert_eq!(after.game_count_blocking().expect("count"), 3);
-    let (_, record) = after
-        .user_by_name_blocking("sara")
-        .expect("read")
-        .expect("Sara");
-    assert_eq!((record.xo.rating, record.xo.wins), (sara_rating, 3));
+    assert_eq!(sara_xo(&after), (sara_rating, 3));
     // Play goes on, and survives the next power cut through the new epoch.
     after
         .commit_game_blocking(&rated(
