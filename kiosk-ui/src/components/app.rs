@@ -499,8 +499,12 @@ pub fn App(props: &AppProps) -> Html {
     };
     let conn_banner = match state.conn {
         Conn::Open => html! {},
-        Conn::Connecting => html! { <p class="conn" role="status">{ ctx.t(T::Connecting) }</p> },
-        Conn::Lost => html! { <p class="conn lost" role="status">{ ctx.t(T::Reconnecting) }</p> },
+        Conn::Connecting => html! {
+            <p class="conn" role="status" data-prompt="connection">{ ctx.t(T::Connecting) }</p>
+        },
+        Conn::Lost => html! {
+            <p class="conn lost" role="status" data-prompt="connection">{ ctx.t(T::Reconnecting) }</p>
+        },
     };
     html! {
         <ContextProvider<Ctx> context={ctx}>
