@@ -149,6 +149,9 @@ struct Actor {
     /// The snapshot of the change that ended the game, held until its result's first answer,
     /// with the connection and request id it answers.
     held: Option<Option<(ConnId, Option<RequestId>)>>,
+    /// The events for everyone of the change that ended the game (its move), held with its
+    /// snapshot: they go out together with the result, one write to each reader.
+    held_events: Vec<ServerMsg>,
     /// The summary and bans the lobby holds for this room (only this actor changes them): a
     /// snapshot that leaves them as they were (every move) does not take the lobby's lock.
     listed: (RoomSummary, Bans),
@@ -195,6 +198,7 @@ async fn run(
         deferred: VecDeque::new(),
         me,
         held: None,
+        held_events: Vec::new(),
         // What `Lobby::insert` stored.
         listed: (listed, Bans::default()),
         listed_viewed: !restored,
@@ -429,7 +433,11 @@ impl Actor {
                 self.room.commit_failed()
             }
         };
-        // The held snapshot goes out now, whatever the answer changed.
+        // The held events and snapshot go out now, whatever the answer changed: the events
+        // first, then the result's, then the snapshot.
+        for msg in std::mem::take(&mut self.held_events) {
+            self.broadcast(msg);
+        }
         let held = self.held.take();
         if held.is_some() {
             fx.push(Effect::Changed);
@@ -547,13 +555,27 @@ impl Actor {
         effects: Vec<Effect>,
         sender: Option<(ConnId, Option<RequestId>)>,
     ) {
+        // A change that ends a game holds its events for everyone until they can go out with
+        // its result (below): each reader then gets move, result and snapshot in one write.
+        let ends_game = effects.iter().any(|e| matches!(e, Effect::Commit(_)));
+        if !ends_game {
+            // Another change while a result is stored: what was held goes first, in order.
+            for msg in std::mem::take(&mut self.held_events) {
+                self.broadcast(msg);
+            }
+        }
         let mut queue: VecDeque<Effect> = effects.into();
         let mut changed = false;
         let mut committing = false;
+        let mut events = Vec::new();
         let reply_id = |conn: ConnId| sender.filter(|(c, _)| *c == conn).and_then(|(_, id)| id);
         while let Some(effect) = queue.pop_front() {
             match effect {
                 Effect::Changed => changed = true,
+                Effect::Event {
+                    to: Audience::All,
+                    event,
+                } if ends_game => events.push(ServerMsg::Event(event)),
                 Effect::Event {
                     to: Audience::All,
                     event,
@@ -668,8 +690,16 @@ impl Actor {
                 }
             }
         }
+        let awaiting = committing && self.result.as_ref().is_some_and(|r| !r.pending);
+        if awaiting {
+            self.held_events.append(&mut events);
+        } else {
+            for msg in events {
+                self.broadcast(msg);
+            }
+        }
         if changed {
-            if committing && self.result.as_ref().is_some_and(|r| !r.pending) {
+            if awaiting {
                 // The change that ended the game is shown with its result, once the store
                 // answered: nothing about a result is sent before (P3), and the sender's
                 // answer carries the result as it would if the card were instant.

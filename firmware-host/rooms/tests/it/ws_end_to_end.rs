@@ -939,3 +939,68 @@ async fn socket_of_an_ended_session_can_no_longer_act_as_the_player() {
     assert!(laptop.next().await.is_none(), "closed");
     omar.ask(|id| ClientMsg::Ping { id }).await;
 }
+
+/// Protocol order (the events, then the stored result, then the snapshots): a game-ending
+/// move's `moved` event is held with its result while the result is stored, so each reader
+/// gets move, result and snapshot together, never the move alone first.
+#[tokio::test]
+async fn a_game_ending_move_goes_out_with_its_stored_result_not_before() {
+    let (_hub, store, addr) = start_hub().await;
+    let (mut x, mut o, _id, _) = started(addr, Game::Xo).await;
+    // X takes 0 and 1, O takes 3 and 4; each reader has seen each snapshot.
+    for (n, cell) in [0u8, 3, 1, 4].into_iter().enumerate() {
+        let (mover, other) = if n % 2 == 0 {
+            (&mut x, &mut o)
+        } else {
+            (&mut o, &mut x)
+        };
+        assert_eq!(play(mover, cell).await.moves.len(), n + 1);
+        other
+            .until(
+                "the move's snapshot",
+                |m| matches!(m, ServerMsg::Room { room, .. } if room.moves.len() == n + 1),
+            )
+            .await;
+    }
+    // A slow card: the result is stored, its answer held.
+    store.hold.store(true, Ordering::SeqCst);
+    x.send(ClientMsg::Move {
+        id: Some(99),
+        cell: 2,
+    })
+    .await;
+    for c in [&mut x, &mut o] {
+        let early = tokio::time::timeout(
+            std::time::Duration::from_millis(300),
+            futures_util::StreamExt::next(&mut c.ws),
+        )
+        .await;
+        assert!(
+            early.is_err(),
+            "nothing of the winning move before its result is stored: {early:?}"
+        );
+    }
+    store.hold.store(false, Ordering::SeqCst);
+    store.released.notify_waiters();
+    for c in [&mut x, &mut o] {
+        let moved = c.recv().await;
+        assert!(
+            matches!(
+                moved,
+                ServerMsg::Event(Event::Moved {
+                    cell: 2,
+                    mark: Mark::X,
+                    ..
+                })
+            ),
+            "{moved:?}"
+        );
+        let result = c.recv().await;
+        assert!(
+            matches!(&result, ServerMsg::Event(Event::Result { ratings, .. }) if ratings.len() == 2),
+            "{result:?}"
+        );
+        let snapshot = c.recv().await;
+        assert_eq!(room_of(&snapshot).phase, Phase::Finished);
+    }
+}
