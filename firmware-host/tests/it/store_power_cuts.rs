@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use engine::Mark;
-use firmware_host::store::{DURABLE_WITHIN, Store};
+use firmware_host::store::{DURABLE_WITHIN, SESSIONS_KEPT, Store};
 use protocol::records::{FinishedGame, PlayerRef, UserId};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -259,8 +259,9 @@ type RoomState = Option<Vec<u8>>;
 #[derive(Debug, Default, Clone)]
 struct Told {
     games: BTreeSet<String>,
-    /// Sessions created (a durable write: each is a checkpoint of the journal).
-    sessions: BTreeSet<[u8; 32]>,
+    /// Sessions created, in the order they were acknowledged, with their player (a durable
+    /// write: each is a checkpoint of the journal).
+    sessions: Vec<(UserId, [u8; 32])>,
     tried: BTreeMap<String, FinishedGame>,
     /// Each room's writes in order, with when each was acknowledged (a room is written by
     /// one thread, one write at a time).
@@ -352,7 +353,7 @@ fn power_cuts_during_bursts_of_results_and_room_saves_lose_nothing_acknowledged(
                                 .create_session_blocking(token, user, now, now + 3_600_000)
                                 .is_ok()
                             {
-                                told.lock().expect("told").sessions.insert(token);
+                                told.lock().expect("told").sessions.push((user, token));
                             }
                             continue;
                         }
@@ -406,13 +407,28 @@ fn power_cuts_during_bursts_of_results_and_room_saves_lose_nothing_acknowledged(
         // during the cut: every acknowledgement told before it was synced before it.
         let cut = match round % 3 {
             1 => {
-                let deadline = Instant::now() + Duration::from_secs(5);
+                let deadline = Instant::now() + Duration::from_secs(30);
+                let mut nudged = Instant::now();
                 loop {
                     if let Some(cut) = card.plan.lock().expect("plan").taken.take() {
                         break cut;
                     }
                     if Instant::now() > deadline {
                         break card.cut(&told, &mut rng);
+                    }
+                    if nudged.elapsed() > Duration::from_millis(100) {
+                        // The threads' own sign-ins are random: one more, a checkpoint, so
+                        // that a planned write of the database file comes on a slow machine.
+                        let token: [u8; 32] = rng.random();
+                        let user = players[rng.random_range(0..PLAYERS)].0;
+                        let now = firmware_host::clock::now_ms();
+                        if store
+                            .create_session_blocking(token, user, now, now + 3_600_000)
+                            .is_ok()
+                        {
+                            told.lock().expect("told").sessions.push((user, token));
+                        }
+                        nudged = Instant::now();
                     }
                     std::thread::sleep(Duration::from_millis(1));
                 }
@@ -462,7 +478,16 @@ fn power_cuts_during_bursts_of_results_and_room_saves_lose_nothing_acknowledged(
             started.elapsed()
         );
         let now = firmware_host::clock::now_ms();
-        for token in &at_cut.sessions {
+        // A player keeps their newest SESSIONS_KEPT sessions; a sign-in still in flight at the
+        // cut (one a thread, one more of the nudges) may have signed one more out.
+        let mut newest: BTreeMap<UserId, Vec<[u8; 32]>> = BTreeMap::new();
+        for (user, token) in at_cut.sessions.iter().rev() {
+            let kept = newest.entry(*user).or_default();
+            if kept.len() < SESSIONS_KEPT - THREADS - 1 {
+                kept.push(*token);
+            }
+        }
+        for token in newest.values().flatten() {
             assert!(
                 after
                     .session_account_blocking(token, now)
