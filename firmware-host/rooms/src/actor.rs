@@ -662,6 +662,11 @@ impl Actor {
                     }
                 }
                 Effect::Close(reason) => {
+                    // What a game's end held goes out before the room closes.
+                    let held = std::mem::take(&mut self.held_events);
+                    for msg in held.into_iter().chain(std::mem::take(&mut events)) {
+                        self.broadcast(msg);
+                    }
                     let id = self.room.id().to_owned();
                     // Out of the lobby and the seat book before anyone is told: a viewer who
                     // hears `room_closed` and asks the lobby at once never finds it there.
