@@ -105,12 +105,7 @@ fn acknowledged_results_survive_a_power_cut_through_the_journal_alone() {
         after.recent_games_blocking(sara, 20).expect("games").len(),
         12
     );
-    let (_, record) = after
-        .user_by_name_blocking("sara")
-        .expect("read")
-        .expect("Sara");
-    assert_eq!(record.xo.rating, sara_rating);
-    assert_eq!(record.xo.wins, 12);
+    assert_eq!(sara_xo(&after), (sara_rating, 12));
     let (_, record) = after
         .user_by_name_blocking("omar")
         .expect("read")
