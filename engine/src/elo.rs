@@ -55,7 +55,12 @@ pub fn expected(rp: i32, ro: i32) -> f64 {
 /// `round(32 × (S − E))`, rounding halves away from zero, so both changes of one game always
 /// sum to zero.
 pub fn rating_change(rp: i32, ro: i32, score: Score) -> i32 {
-    (K * (score.value() - expected(rp, ro))).round() as i32
+    change_from(expected(rp, ro), score)
+}
+
+/// `round(32 × (S − E))` for a player whose expected score is `expected`.
+fn change_from(expected: f64, score: Score) -> i32 {
+    (K * (score.value() - expected)).round() as i32
 }
 
 /// Both players' changes for one result: `a` scored `score_a` against `b`.
@@ -73,9 +78,35 @@ pub fn preview(a: i32, b: i32, score_a: Score) -> (i32, i32) {
     (a + da, b + db)
 }
 
+/// E4: [`preview`] for each of `a`'s scores, win, draw and loss, with each expected score
+/// computed once (the panel is in every snapshot of a rated game).
+pub fn previews(a: i32, b: i32) -> [(i32, i32); 3] {
+    let (ea, eb) = (expected(a, b), expected(b, a));
+    [Score::Win, Score::Draw, Score::Loss].map(|score| {
+        (
+            a + change_from(ea, score),
+            b + change_from(eb, score.opposite()),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn previews_are_the_preview_of_each_score() {
+        for (a, b) in [
+            (1200, 1200),
+            (1000, 1400),
+            (1437, 1213),
+            (800, 2400),
+            (1201, 1199),
+        ] {
+            let each = [Score::Win, Score::Draw, Score::Loss].map(|s| preview(a, b, s));
+            assert_eq!(previews(a, b), each, "{a} against {b}");
+        }
+    }
 
     #[test]
     fn e2_equal_ratings_win_gains_sixteen() {

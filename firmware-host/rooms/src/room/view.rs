@@ -1,7 +1,7 @@
 //! What each reader sees: the room snapshot for one person (M4; the passcode only to the host,
 //! M3.3; the ELO preview, E4), and the lobby row.
 
-use engine::elo::{self, Score};
+use engine::elo;
 use engine::{Game, Mark};
 use protocol::view::ResultView;
 use protocol::{
@@ -56,16 +56,13 @@ impl Room {
         }
         let x = self.seats[self.seat_with_mark(Mark::X)?].rating?;
         let o = self.seats[self.seat_with_mark(Mark::O)?].rating?;
-        let pair = |score| {
-            let (a, b) = elo::preview(x, o, score);
-            [a, b]
-        };
+        let [x_wins, draw, o_wins] = elo::previews(x, o).map(|(a, b)| [a, b]);
         Some(EloPreview {
             x_rating: x,
             o_rating: o,
-            x_wins: pair(Score::Win),
-            draw: pair(Score::Draw),
-            o_wins: pair(Score::Loss),
+            x_wins,
+            draw,
+            o_wins,
         })
     }
 
