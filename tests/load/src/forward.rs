@@ -1,7 +1,8 @@
 //! The comparison: a plain tokio-tungstenite forwarder that pairs connections two per match (by
-//! request path) and forwards each message to the partner, and the xo-load side that drives it
-//! with the message pattern of the server's game slots (see [`run_pair`]), paced like the
-//! server's clients, each move counted when the partner has received it.
+//! request path) and forwards each message to the partner (with `answer`, also sends it back to
+//! its sender, as the server answers every request), and the xo-load side that drives it with
+//! the message pattern of the server's game slots (see [`run_pair`]), paced like the server's
+//! clients, each move counted when the partner has received it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,7 +31,9 @@ type Waiting = HashMap<String, (Outbox, oneshot::Sender<Outbox>)>;
 
 /// Serves the forwarder on `listener` until the process ends. `read_buffer` is each
 /// connection's read buffer (tungstenite's default is 128 KiB; firmware-host reads into 1 KiB).
-pub async fn serve(listener: TcpListener, read_buffer: usize) {
+/// `answer`: each message also goes back to its sender (the server's pattern: every request
+/// answered, the partner told).
+pub async fn serve(listener: TcpListener, read_buffer: usize, answer: bool) {
     let config = WebSocketConfig::default().read_buffer_size(read_buffer);
     let waiting: Arc<Mutex<Waiting>> = Arc::default();
     loop {
@@ -40,11 +43,16 @@ pub async fn serve(listener: TcpListener, read_buffer: usize) {
             continue;
         };
         let _ = stream.set_nodelay(true);
-        tokio::spawn(connection(stream, config, waiting.clone()));
+        tokio::spawn(connection(stream, config, waiting.clone(), answer));
     }
 }
 
-async fn connection(stream: TcpStream, config: WebSocketConfig, waiting: Arc<Mutex<Waiting>>) {
+async fn connection(
+    stream: TcpStream,
+    config: WebSocketConfig,
+    waiting: Arc<Mutex<Waiting>>,
+    answer: bool,
+) {
     let mut path = String::new();
     #[allow(clippy::result_large_err)] // The error type is tungstenite's.
     let callback = |req: &Request, resp: Response| {
@@ -58,6 +66,7 @@ async fn connection(stream: TcpStream, config: WebSocketConfig, waiting: Arc<Mut
     };
     let (mut sink, mut source) = ws.split();
     let (outbox, mut inbox) = mpsc::channel::<Message>(256);
+    let own = answer.then(|| outbox.clone());
     // The first of a pair waits for the second, which hands over its outbox.
     let partner = {
         let mut map = waiting
@@ -96,12 +105,21 @@ async fn connection(stream: TcpStream, config: WebSocketConfig, waiting: Arc<Mut
         if message.is_close() {
             break;
         }
-        if (message.is_text() || message.is_binary()) && partner.send(message).await.is_err() {
+        if !(message.is_text() || message.is_binary()) {
+            continue;
+        }
+        if let Some(own) = &own
+            && own.send(message.clone()).await.is_err()
+        {
+            break;
+        }
+        if partner.send(message).await.is_err() {
             break;
         }
     }
     // Dropping the partner's outbox ends its writer, which closes its connection.
     drop(partner);
+    drop(own);
     let _ = writer.await;
 }
 
@@ -144,6 +162,7 @@ pub async fn run_pair(
     which: Games,
     framing: Framing,
     rate: u32,
+    answered: bool,
     stats: Arc<Stats>,
     budget: Arc<AtomicU64>,
     mut rng: SmallRng,
@@ -153,6 +172,7 @@ pub async fn run_pair(
         pacers: [Pacer::new(rate), Pacer::new(rate)],
         next_id: [1, 1],
         framing,
+        answered,
     };
     for round in 0..usize::MAX {
         let taken = budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
@@ -175,6 +195,9 @@ struct Match {
     pacers: [Pacer; 2],
     next_id: [u32; 2],
     framing: Framing,
+    /// The forwarder answers each frame to its sender too: the sender reads that answer
+    /// while the partner reads the frame.
+    answered: bool,
 }
 
 impl Match {
@@ -220,7 +243,8 @@ impl Match {
         Ok(())
     }
 
-    /// `from` sends the intent (within its pace); returns how long until the partner had it.
+    /// `from` sends the intent (within its pace); returns how long until the partner had it
+    /// (and, when the forwarder answers, the sender its answer).
     async fn relay(
         &mut self,
         from: usize,
@@ -237,16 +261,32 @@ impl Match {
             .send(message)
             .await
             .map_err(|_| "closed")?;
-        // Bounded: a partner that only sent control frames for 30 s is a timeout.
-        loop {
-            match tokio::time::timeout(xo_client::REPLY_TIMEOUT, self.players[1 - from].next())
-                .await
-            {
-                Err(_) => return Err("timeout"),
-                Ok(None | Some(Err(_))) => return Err("closed"),
-                Ok(Some(Ok(Message::Text(_) | Message::Binary(_)))) => return Ok(sent.elapsed()),
-                Ok(Some(Ok(_))) => {}
-            }
+        let [first, second] = &mut self.players;
+        let (sender, partner) = if from == 0 {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        if self.answered {
+            let (answer, delivered) = tokio::join!(next_data(sender), next_data(partner));
+            answer?;
+            delivered?;
+        } else {
+            next_data(partner).await?;
+        }
+        Ok(sent.elapsed())
+    }
+}
+
+/// Reads up to the next text or binary frame. Bounded: a peer that only sent control frames for
+/// 30 s is a timeout.
+async fn next_data(ws: &mut Ws) -> Result<(), &'static str> {
+    loop {
+        match tokio::time::timeout(xo_client::REPLY_TIMEOUT, ws.next()).await {
+            Err(_) => return Err("timeout"),
+            Ok(None | Some(Err(_))) => return Err("closed"),
+            Ok(Some(Ok(Message::Text(_) | Message::Binary(_)))) => return Ok(()),
+            Ok(Some(Ok(_))) => {}
         }
     }
 }

@@ -89,6 +89,11 @@ struct Cli {
     /// Threads of xo-load's own runtime (default: the CPUs it may run on).
     #[arg(long)]
     client_threads: Option<usize>,
+    /// `--target forwarder`: the forwarder also answers each message, with the same frame back
+    /// to its sender, as the server answers every request besides telling the partner (the
+    /// server's pattern of frames out: two for each frame in). Started with `--answer`.
+    #[arg(long)]
+    forwarder_answers: bool,
     /// The two players of each game slot play the bot in turn (unrated games, which the server
     /// stores as the signed-in player's history) instead of each other.
     #[arg(long)]
@@ -178,6 +183,7 @@ fn main() -> ExitCode {
         }),
         count_syncs: cli.count_syncs,
         bot: cli.bot,
+        forwarder_answers: cli.forwarder_answers,
     };
     let Some(report) = on_runtime(&cli, xo_load::run::run(options)) else {
         return ExitCode::FAILURE;

@@ -79,6 +79,8 @@ pub struct Options {
     pub count_syncs: bool,
     /// The players play the bot (unrated games) instead of each other.
     pub bot: bool,
+    /// The forwarder answers each frame to its sender too (`xo-forwarder --answer`).
+    pub forwarder_answers: bool,
 }
 
 /// The figures of a run.
@@ -326,7 +328,11 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
             (Some(server), url, Some(pid))
         }
         (Under::Spawn { bin, cpu, args }, Target::Forwarder) => {
-            let server = Spawned::start(bin, args, cpu.as_deref(), work.path(), "forwarder")?;
+            let mut args = args.clone();
+            if options.forwarder_answers {
+                args.push("--answer".into());
+            }
+            let server = Spawned::start(bin, &args, cpu.as_deref(), work.path(), "forwarder")?;
             let (url, pid) = (server.url.clone(), server.pid);
             (Some(server), url, Some(pid))
         }
@@ -486,6 +492,7 @@ pub async fn run(mut options: Options) -> Result<Report, String> {
                     options.which,
                     options.framing,
                     rate,
+                    options.forwarder_answers,
                     stats.clone(),
                     budget.clone(),
                     rng,

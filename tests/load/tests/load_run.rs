@@ -206,4 +206,30 @@ fn a_few_rated_games_against_the_real_server_then_the_forwarder() {
         "the forwarder answers nobody: {report}"
     );
     assert_latencies(&report, "to_opponent");
+    let plain_games = number(&report, "/games_completed");
+    assert!(plain_games >= 1.0, "{report}");
+
+    // The answering forwarder (`--answer`, started so by `--forwarder-answers`): each sender
+    // reads its answer as the partner reads the frame. A sender that did not would find its
+    // answers where it waits for the partner's frames, and the games would go wrong or stall.
+    let report = xo_load(&[
+        "--target",
+        "forwarder",
+        "--forwarder-answers",
+        "--spawn-server",
+        forwarder.to_str().expect("UTF-8"),
+        "--concurrent",
+        "2",
+        "--seconds",
+        "2",
+    ]);
+    assert_eq!(report["errors"]["total"], 0, "{report}");
+    assert!(number(&report, "/moves") > 10.0, "{report}");
+    assert!(number(&report, "/games_completed") >= 1.0, "{report}");
+    assert!(
+        report["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("--answer")),
+        "{report}"
+    );
 }

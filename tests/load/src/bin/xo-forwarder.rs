@@ -1,9 +1,10 @@
 //! `xo-forwarder`: the baseline xo-load compares the server against. It pairs WebSocket
 //! connections two per match (the two connections that ask for the same path) and forwards each
-//! text or binary message to the partner; nothing else.
+//! text or binary message to the partner; with `--answer` it also sends each message back to its
+//! sender (the server's pattern: every request answered, the partner told); nothing else.
 //!
 //! ```text
-//! xo-forwarder [--bind 127.0.0.1:0] [--port-file FILE] [--read-buffer-size BYTES]
+//! xo-forwarder [--bind 127.0.0.1:0] [--port-file FILE] [--read-buffer-size BYTES] [--answer]
 //! ```
 
 use std::net::SocketAddr;
@@ -27,6 +28,9 @@ struct Cli {
     /// forwarder's CPU under load. firmware-host reads into 1 KiB).
     #[arg(long, default_value_t = 128 * 1024)]
     read_buffer_size: usize,
+    /// Also send each message back to its sender, as the server answers every request.
+    #[arg(long)]
+    answer: bool,
 }
 
 fn main() -> ExitCode {
@@ -66,7 +70,7 @@ fn main() -> ExitCode {
                 }
             };
         tokio::select! {
-            () = xo_load::forward::serve(listener, cli.read_buffer_size) => ExitCode::SUCCESS,
+            () = xo_load::forward::serve(listener, cli.read_buffer_size, cli.answer) => ExitCode::SUCCESS,
             _ = term.recv() => ExitCode::SUCCESS,
             _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
         }
