@@ -146,12 +146,8 @@ struct Actor {
     deferred: VecDeque<Box<IntentMsg>>,
     /// This room's address, for the answers of its results (it does not keep the queue open).
     me: mpsc::WeakSender<RoomMsg>,
-    /// The snapshot of the change that ended the game, held until its result's first answer,
-    /// with the connection and request id it answers.
-    held: Option<Option<(ConnId, Option<RequestId>)>>,
-    /// The events for everyone of the change that ended the game (its move), held with its
-    /// snapshot: they go out together with the result, one write to each reader.
-    held_events: Vec<ServerMsg>,
+    /// What the change that ended the game holds back until its result's first answer.
+    held: Held,
     /// The summary and bans the lobby holds for this room (only this actor changes them): a
     /// snapshot that leaves them as they were (every move) does not take the lobby's lock.
     listed: (RoomSummary, Bans),
@@ -163,6 +159,19 @@ struct Actor {
     /// The seats of the last snapshot, with their encodings, reused while they stay the same.
     seats: Option<Arc<EncodedSeats>>,
 }
+
+/// What the change that ended a game holds back until its result's first answer: its events
+/// for everyone (its move) and its snapshot. They go out together with the result, one write
+/// to each reader; nothing about a result is sent before it is stored (P3).
+#[derive(Default)]
+struct Held {
+    events: Vec<ServerMsg>,
+    /// `Some` while the snapshot is held, with the connection and request id it answers.
+    snapshot: Option<Sender>,
+}
+
+/// The connection whose intent caused a change, with its request id: its snapshot echoes it.
+type Sender = Option<(ConnId, Option<RequestId>)>;
 
 /// A finished game whose result is being stored.
 struct Awaited {
@@ -197,8 +206,7 @@ async fn run(
         result: None,
         deferred: VecDeque::new(),
         me,
-        held: None,
-        held_events: Vec::new(),
+        held: Held::default(),
         // What `Lobby::insert` stored.
         listed: (listed, Bans::default()),
         listed_viewed: !restored,
@@ -435,10 +443,8 @@ impl Actor {
         };
         // The held events and snapshot go out now, whatever the answer changed: the events
         // first, then the result's, then the snapshot.
-        for msg in std::mem::take(&mut self.held_events) {
-            self.broadcast(msg);
-        }
-        let held = self.held.take();
+        self.release_held_events();
+        let held = self.held.snapshot.take();
         if held.is_some() {
             fx.push(Effect::Changed);
         }
@@ -448,6 +454,13 @@ impl Actor {
                 break;
             };
             self.take_intent(msg).await;
+        }
+    }
+
+    /// Sends the events a game's end held, in order (see [`Held`]).
+    fn release_held_events(&mut self) {
+        for msg in std::mem::take(&mut self.held.events) {
+            self.broadcast(msg);
         }
     }
 
@@ -550,19 +563,14 @@ impl Actor {
 
     /// Carries out effects in order; `sender` is the connection whose intent caused them and
     /// its request id, echoed in its snapshot.
-    async fn carry_out(
-        &mut self,
-        effects: Vec<Effect>,
-        sender: Option<(ConnId, Option<RequestId>)>,
-    ) {
+    async fn carry_out(&mut self, effects: Vec<Effect>, sender: Sender) {
         // A change that ends a game holds its events for everyone until they can go out with
         // its result (below): each reader then gets move, result and snapshot in one write.
         let ends_game = effects.iter().any(|e| matches!(e, Effect::Commit(_)));
         if !ends_game {
-            // Another change while a result is stored: what was held goes first, in order.
-            for msg in std::mem::take(&mut self.held_events) {
-                self.broadcast(msg);
-            }
+            // Another change while a result is stored: the held events go first, in order
+            // (the held snapshot still waits for the result).
+            self.release_held_events();
         }
         let mut queue: VecDeque<Effect> = effects.into();
         let mut changed = false;
@@ -663,8 +671,8 @@ impl Actor {
                 }
                 Effect::Close(reason) => {
                     // What a game's end held goes out before the room closes.
-                    let held = std::mem::take(&mut self.held_events);
-                    for msg in held.into_iter().chain(std::mem::take(&mut events)) {
+                    self.release_held_events();
+                    for msg in std::mem::take(&mut events) {
                         self.broadcast(msg);
                     }
                     let id = self.room.id().to_owned();
@@ -697,7 +705,7 @@ impl Actor {
         }
         let awaiting = committing && self.result.as_ref().is_some_and(|r| !r.pending);
         if awaiting {
-            self.held_events.append(&mut events);
+            self.held.events.append(&mut events);
         } else {
             for msg in events {
                 self.broadcast(msg);
@@ -708,7 +716,7 @@ impl Actor {
                 // The change that ended the game is shown with its result, once the store
                 // answered: nothing about a result is sent before (P3), and the sender's
                 // answer carries the result as it would if the card were instant.
-                self.held = Some(sender);
+                self.held.snapshot = Some(sender);
             } else {
                 self.publish(sender);
             }
@@ -717,7 +725,7 @@ impl Actor {
 
     /// M3.12: starts this room's next game in a new room and moves every viewer there (an event
     /// `next_room`, then the new room's snapshot); `true` when it did, so this room closes.
-    fn next_game(&mut self, sender: Option<(ConnId, Option<RequestId>)>) -> bool {
+    fn next_game(&mut self, sender: Sender) -> bool {
         let id = self.shared.fresh_room_id(&mut self.rng);
         let mut seats = self.shared.seats.clone();
         let mut ctx = Ctx {
@@ -766,7 +774,7 @@ impl Actor {
 
     /// Sends every viewer its snapshot, updates the lobby and saves the room. Viewers who see
     /// the room alike (spectators) share one snapshot, encoded once.
-    fn publish(&mut self, sender: Option<(ConnId, Option<RequestId>)>) {
+    fn publish(&mut self, sender: Sender) {
         let now_ms = self.shared.now_ms();
         let mut dead = Vec::new();
         let mut spectators: Option<Arc<SharedMsg>> = None;
