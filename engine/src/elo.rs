@@ -96,15 +96,14 @@ mod tests {
 
     #[test]
     fn previews_are_the_preview_of_each_score() {
-        for (a, b) in [
-            (1200, 1200),
-            (1000, 1400),
-            (1437, 1213),
-            (800, 2400),
-            (1201, 1199),
-        ] {
-            let each = [Score::Win, Score::Draw, Score::Loss].map(|s| preview(a, b, s));
-            assert_eq!(previews(a, b), each, "{a} against {b}");
+        // Every pair 0–3,000 in steps of 7 (a step prime to 400, so differences fall on every
+        // residue the rounding cares about), and the equal and one-apart pairs.
+        let ratings = (0..=3000).step_by(7);
+        for a in ratings.clone() {
+            for b in ratings.clone().chain([a, a + 1]) {
+                let each = [Score::Win, Score::Draw, Score::Loss].map(|s| preview(a, b, s));
+                assert_eq!(previews(a, b), each, "{a} against {b}");
+            }
         }
     }
 
