@@ -940,14 +940,22 @@ async fn socket_of_an_ended_session_can_no_longer_act_as_the_player() {
     omar.ask(|id| ClientMsg::Ping { id }).await;
 }
 
-/// Protocol order (the events, then the stored result, then the snapshots): a game-ending
-/// move's `moved` event is held with its result while the result is stored, so each reader
-/// gets move, result and snapshot together, never the move alone first.
-#[tokio::test]
-async fn a_game_ending_move_goes_out_with_its_stored_result_not_before() {
-    let (_hub, store, addr) = start_hub().await;
-    let (mut x, mut o, _id, _) = started(addr, Game::Xo).await;
-    // X takes 0 and 1, O takes 3 and 4; each reader has seen each snapshot.
+/// A started rated XO game where X has just played its winning move (cell 2, id 99) while the
+/// store holds its result; each reader has seen every earlier snapshot.
+struct Held {
+    /// Kept for the test's length.
+    _hub: Hub,
+    store: Arc<MemoryStore>,
+    addr: SocketAddr,
+    x: Client<Ws>,
+    o: Client<Ws>,
+    room: String,
+}
+
+async fn winning_move_held() -> Held {
+    let (hub, store, addr) = start_hub().await;
+    let (mut x, mut o, id, _) = started(addr, Game::Xo).await;
+    // X takes 0 and 1, O takes 3 and 4.
     for (n, cell) in [0u8, 3, 1, 4].into_iter().enumerate() {
         let (mover, other) = if n % 2 == 0 {
             (&mut x, &mut o)
@@ -969,6 +977,50 @@ async fn a_game_ending_move_goes_out_with_its_stored_result_not_before() {
         cell: 2,
     })
     .await;
+    Held {
+        _hub: hub,
+        store,
+        addr,
+        x,
+        o,
+        room: id,
+    }
+}
+
+/// The store answers the result it held.
+fn release(store: &MemoryStore) {
+    store.hold.store(false, Ordering::SeqCst);
+    store.released.notify_waiters();
+}
+
+/// The winning move's event (X in cell 2), as a reader receives it.
+fn is_winning_move(msg: &ServerMsg) -> bool {
+    matches!(
+        msg,
+        ServerMsg::Event(Event::Moved {
+            cell: 2,
+            mark: Mark::X,
+            ..
+        })
+    )
+}
+
+/// The stored result's event, with both players' rating changes.
+fn is_rated_result(msg: &ServerMsg) -> bool {
+    matches!(msg, ServerMsg::Event(Event::Result { ratings, .. }) if ratings.len() == 2)
+}
+
+/// Protocol order (the events, then the stored result, then the snapshots): a game-ending
+/// move's `moved` event is held with its result while the result is stored, so each reader
+/// gets move, result and snapshot together, never the move alone first.
+#[tokio::test]
+async fn a_game_ending_move_goes_out_with_its_stored_result_not_before() {
+    let Held {
+        store,
+        mut x,
+        mut o,
+        ..
+    } = winning_move_held().await;
     for c in [&mut x, &mut o] {
         let early = tokio::time::timeout(
             std::time::Duration::from_millis(300),
@@ -980,27 +1032,58 @@ async fn a_game_ending_move_goes_out_with_its_stored_result_not_before() {
             "nothing of the winning move before its result is stored: {early:?}"
         );
     }
-    store.hold.store(false, Ordering::SeqCst);
-    store.released.notify_waiters();
+    release(&store);
     for c in [&mut x, &mut o] {
         let moved = c.recv().await;
-        assert!(
-            matches!(
-                moved,
-                ServerMsg::Event(Event::Moved {
-                    cell: 2,
-                    mark: Mark::X,
-                    ..
-                })
-            ),
-            "{moved:?}"
-        );
+        assert!(is_winning_move(&moved), "{moved:?}");
         let result = c.recv().await;
-        assert!(
-            matches!(&result, ServerMsg::Event(Event::Result { ratings, .. }) if ratings.len() == 2),
-            "{result:?}"
-        );
+        assert!(is_rated_result(&result), "{result:?}");
         let snapshot = c.recv().await;
         assert_eq!(room_of(&snapshot).phase, Phase::Finished);
+    }
+}
+
+/// PROTOCOL.md's exception: another change to the room while the result is stored (here a
+/// spectator arriving) sends the held move first, with that change's snapshot (the game over,
+/// no result yet); the result and the move's answer follow once it is stored.
+#[tokio::test]
+async fn a_change_while_the_result_is_stored_sends_the_held_move_first() {
+    let Held {
+        store,
+        addr,
+        mut x,
+        mut o,
+        room: id,
+        ..
+    } = winning_move_held().await;
+    let mut watcher = connect(addr, "guest=watcher", Framing::Binary).await;
+    let seen = watcher
+        .ask(|rid| ClientMsg::Open {
+            id: rid,
+            room: id.clone(),
+        })
+        .await;
+    assert_eq!(room_of(&seen).phase, Phase::Finished);
+    assert_eq!(room_of(&seen).result, None, "not before it is stored");
+    for c in [&mut x, &mut o] {
+        let moved = c.recv().await;
+        assert!(is_winning_move(&moved), "{moved:?}");
+        let snapshot = c.recv().await;
+        assert_eq!(
+            reply_id(&snapshot),
+            None,
+            "the watcher's change: {snapshot:?}"
+        );
+        assert_eq!(room_of(&snapshot).phase, Phase::Finished);
+        assert_eq!(room_of(&snapshot).result, None, "not before it is stored");
+    }
+    release(&store);
+    // Then the result, and the held snapshot: X's is the winning move's answer.
+    for (c, answers) in [(&mut x, Some(Some(99))), (&mut o, None)] {
+        let result = c.recv().await;
+        assert!(is_rated_result(&result), "{result:?}");
+        let snapshot = c.recv().await;
+        assert_eq!(reply_id(&snapshot), answers, "{snapshot:?}");
+        assert!(room_of(&snapshot).result.is_some(), "{snapshot:?}");
     }
 }
