@@ -231,8 +231,8 @@ impl Match {
             let Some(&cell) = legal.get(rng.random_range(0..legal.len().max(1))) else {
                 break;
             };
-            let delivered = self.relay(mover, |id| ClientMsg::Move { id, cell }).await?;
-            stats.moved(None, delivered);
+            let relayed = self.relay(mover, |id| ClientMsg::Move { id, cell }).await?;
+            stats.moved(relayed.answered, relayed.delivered);
             if record.play(cell).is_err() || record.end().is_some() {
                 break;
             }
@@ -244,12 +244,12 @@ impl Match {
     }
 
     /// `from` sends the intent (within its pace); returns how long until the partner had it
-    /// (and, when the forwarder answers, the sender its answer).
+    /// and, when the forwarder answers, until the sender had its answer.
     async fn relay(
         &mut self,
         from: usize,
         make: impl FnOnce(Option<u32>) -> ClientMsg,
-    ) -> Result<Duration, &'static str> {
+    ) -> Result<Relayed, &'static str> {
         self.pacers[from].take().await;
         self.next_id[from] += 1;
         let message = match make(Some(self.next_id[from])).encode(self.framing) {
@@ -267,15 +267,30 @@ impl Match {
         } else {
             (second, first)
         };
+        let since_sent = |read: Result<(), &'static str>| read.map(|()| sent.elapsed());
         if self.answered {
-            let (answer, delivered) = tokio::join!(next_data(sender), next_data(partner));
-            answer?;
-            delivered?;
+            let (answered, delivered) =
+                tokio::join!(async { since_sent(next_data(sender).await) }, async {
+                    since_sent(next_data(partner).await)
+                },);
+            Ok(Relayed {
+                delivered: delivered?,
+                answered: Some(answered?),
+            })
         } else {
-            next_data(partner).await?;
+            Ok(Relayed {
+                delivered: since_sent(next_data(partner).await)?,
+                answered: None,
+            })
         }
-        Ok(sent.elapsed())
     }
+}
+
+/// How long one relayed frame took: to the partner, and back to the sender as its answer
+/// when the forwarder answers.
+struct Relayed {
+    delivered: Duration,
+    answered: Option<Duration>,
 }
 
 /// Reads up to the next text or binary frame. Bounded: a peer that only sent control frames for

@@ -187,49 +187,46 @@ fn a_few_rated_games_against_the_real_server_then_the_forwarder() {
     assert!(number(&report, "/moves") >= 6.0, "{report}");
     assert_latencies(&report, "rtt");
 
+    // The forwarder, plain and answering (`--forwarder-answers` starts it with `--answer`).
+    // Answered, each move's answer is timed as the server's are ("rtt"): a sender that did
+    // not read its answers would find them where it waits for the partner's frames.
     let forwarder = PathBuf::from(env!("CARGO_BIN_EXE_xo-forwarder"));
-    let report = xo_load(&[
-        "--target",
-        "forwarder",
-        "--spawn-server",
-        forwarder.to_str().expect("UTF-8"),
-        "--concurrent",
-        "2",
-        "--seconds",
-        "2",
-    ]);
-    assert_eq!(report["errors"]["total"], 0, "{report}");
-    assert_eq!(report["connections"], 4, "{report}");
-    assert!(number(&report, "/moves") > 10.0, "{report}");
-    assert_eq!(
-        report["rtt"]["count"], 0,
-        "the forwarder answers nobody: {report}"
-    );
-    assert_latencies(&report, "to_opponent");
-    let plain_games = number(&report, "/games_completed");
-    assert!(plain_games >= 1.0, "{report}");
-
-    // The answering forwarder (`--answer`, started so by `--forwarder-answers`): each sender
-    // reads its answer as the partner reads the frame. A sender that did not would find its
-    // answers where it waits for the partner's frames, and the games would go wrong or stall.
-    let report = xo_load(&[
-        "--target",
-        "forwarder",
-        "--forwarder-answers",
-        "--spawn-server",
-        forwarder.to_str().expect("UTF-8"),
-        "--concurrent",
-        "2",
-        "--seconds",
-        "2",
-    ]);
-    assert_eq!(report["errors"]["total"], 0, "{report}");
-    assert!(number(&report, "/moves") > 10.0, "{report}");
-    assert!(number(&report, "/games_completed") >= 1.0, "{report}");
-    assert!(
-        report["command"]
-            .as_str()
-            .is_some_and(|c| c.contains("--answer")),
-        "{report}"
-    );
+    for answers in [false, true] {
+        let mut args = vec![
+            "--target",
+            "forwarder",
+            "--spawn-server",
+            forwarder.to_str().expect("UTF-8"),
+            "--concurrent",
+            "2",
+            "--seconds",
+            "2",
+        ];
+        if answers {
+            args.push("--forwarder-answers");
+        }
+        let report = xo_load(&args);
+        assert_eq!(report["errors"]["total"], 0, "{report}");
+        assert_eq!(report["connections"], 4, "{report}");
+        let moves = number(&report, "/moves");
+        assert!(moves > 10.0, "{report}");
+        assert!(number(&report, "/games_completed") >= 1.0, "{report}");
+        assert_latencies(&report, "to_opponent");
+        let command = report["command"].as_str().unwrap_or_default();
+        if answers {
+            assert!(command.contains("--answer"), "{report}");
+            assert_eq!(
+                number(&report, "/rtt/count"),
+                moves,
+                "every move answered: {report}"
+            );
+            assert_latencies(&report, "rtt");
+        } else {
+            assert!(!command.contains("--answer"), "{report}");
+            assert_eq!(
+                report["rtt"]["count"], 0,
+                "the plain forwarder answers nobody: {report}"
+            );
+        }
+    }
 }
