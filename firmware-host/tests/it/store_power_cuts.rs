@@ -288,6 +288,20 @@ impl Told {
     }
 }
 
+/// A random player signs in (a durable write: a checkpoint of the journal); an acknowledged
+/// sign-in is told.
+fn sign_in(store: &Store, told: &Mutex<Told>, players: &[(UserId, &str)], rng: &mut StdRng) {
+    let token: [u8; 32] = rng.random();
+    let user = players[rng.random_range(0..players.len())].0;
+    let now = firmware_host::clock::now_ms();
+    if store
+        .create_session_blocking(token, user, now, now + 3_600_000)
+        .is_ok()
+    {
+        told.lock().expect("told").sessions.push((user, token));
+    }
+}
+
 #[test]
 fn power_cuts_during_bursts_of_results_and_room_saves_lose_nothing_acknowledged() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -346,15 +360,7 @@ fn power_cuts_during_bursts_of_results_and_room_saves_lose_nothing_acknowledged(
                         n += 1;
                         if rng.random_range(0..40) == 0 {
                             // A sign-in: durable at once, the journal checkpointed.
-                            let token: [u8; 32] = rng.random();
-                            let (user, _) = players[rng.random_range(0..PLAYERS)];
-                            let now = firmware_host::clock::now_ms();
-                            if store
-                                .create_session_blocking(token, user, now, now + 3_600_000)
-                                .is_ok()
-                            {
-                                told.lock().expect("told").sessions.push((user, token));
-                            }
+                            sign_in(&store, &told, &players, &mut rng);
                             continue;
                         }
                         if rng.random_range(0..3) == 0 {
@@ -419,15 +425,7 @@ fn power_cuts_during_bursts_of_results_and_room_saves_lose_nothing_acknowledged(
                     if nudged.elapsed() > Duration::from_millis(100) {
                         // The threads' own sign-ins are random: one more, a checkpoint, so
                         // that a planned write of the database file comes on a slow machine.
-                        let token: [u8; 32] = rng.random();
-                        let user = players[rng.random_range(0..PLAYERS)].0;
-                        let now = firmware_host::clock::now_ms();
-                        if store
-                            .create_session_blocking(token, user, now, now + 3_600_000)
-                            .is_ok()
-                        {
-                            told.lock().expect("told").sessions.push((user, token));
-                        }
+                        sign_in(&store, &told, &players, &mut rng);
                         nudged = Instant::now();
                     }
                     std::thread::sleep(Duration::from_millis(1));
