@@ -27,10 +27,10 @@ pub const LOSS_BOUND: Duration = Duration::from_secs(1);
 /// sync cost the server about as much CPU as a whole move), a result waits at most
 /// this much longer for its sync, and a writer that was idle commits at once.
 ///
-/// 5 ms, not the 10 ms it was: side by side (BENCHMARKS.md, "Issue 29: a shorter commit
-/// window"), 500 paced games' game-ending moves went from a p99 of 10–11 ms to 3.4–4.3 ms for
-/// 7 % more syncs, and 10 games played back to back, which wait on the window between their
-/// game ends, from 7,100 to 13,500 moves a second at a lower CPU cost a move.
+/// 5 ms, not the 10 ms it was: side by side (BENCHMARKS.md, "Issue 29: a commit window of
+/// 5 ms"), 500 paced games' game-ending moves went from a p99 of 10–11 ms to 3.4–4.3 ms for 7 %
+/// more syncs, and 10 games played back to back, which wait on the window between their game
+/// ends, from 7,100 to 13,500 moves a second at a lower CPU cost a move.
 pub const COMMIT_WINDOW: Duration = Duration::from_millis(5);
 
 /// How long an open room's save may wait in the writer's memory before a durable commit holds
