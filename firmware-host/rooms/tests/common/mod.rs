@@ -297,6 +297,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Client<S> {
         self.send(make(id)).await;
         self.until("reply", |m| reply_id(m) == Some(id)).await
     }
+
+    /// Opens room `room` (to play or watch it) and returns the answer: its snapshot or an
+    /// error.
+    pub async fn open(&mut self, room: &str) -> ServerMsg {
+        let room = room.to_owned();
+        self.ask(|id| ClientMsg::Open { id, room }).await
+    }
 }
 
 pub fn reply_id(msg: &ServerMsg) -> Option<Option<u32>> {

@@ -160,12 +160,7 @@ async fn clocks_keep_running_while_players_are_away() {
     drop(omar);
     tokio::time::sleep(Duration::from_secs(60)).await;
     let mut fan = connect(&hub, guest("fan")).await;
-    let view = fan
-        .ask(|rid| ClientMsg::Open {
-            id: rid,
-            room: id.clone(),
-        })
-        .await;
+    let view = fan.open(&id).await;
     let view = room_of(&view);
     // One automatic move every 5 s until random play ends the game (a line needs at least
     // five moves), or twelve of them if it goes on.
@@ -334,13 +329,7 @@ async fn a_burst_of_moves_is_written_once_with_the_last_of_them() {
 
     let again = Hub::start(store.clone(), HubConfig::default());
     let mut kiosk = connect(&again, guest("kiosk")).await;
-    let ServerMsg::Room { room: restored, .. } = kiosk
-        .ask(|id| ClientMsg::Open {
-            id,
-            room: room.id.clone(),
-        })
-        .await
-    else {
+    let ServerMsg::Room { room: restored, .. } = kiosk.open(&room.id).await else {
         panic!("the restored room")
     };
     assert_eq!(restored.moves, vec![0, 4, 8, 2], "every move of the burst");

@@ -142,12 +142,7 @@ async fn watched_rooms_of_one_creator_do_not_stop_its_others_closing() {
         let created = create(&mut kiosk).await;
         let room = room_of(&created).id.clone();
         let mut phone = connect_duplex(&hub, guest(&format!("phone{i}"))).await;
-        let seen = phone
-            .ask(|id| ClientMsg::Open {
-                id,
-                room: room.clone(),
-            })
-            .await;
+        let seen = phone.open(&room).await;
         assert!(matches!(seen, ServerMsg::Room { .. }), "{seen:?}");
         phones.push(phone);
     }

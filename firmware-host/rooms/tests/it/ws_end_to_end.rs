@@ -315,21 +315,11 @@ async fn kicked_player_cannot_view_again() {
     .await;
     omar.until("left", |m| matches!(m, ServerMsg::Left { .. }))
         .await;
-    let again = omar
-        .ask(|rid| ClientMsg::Open {
-            id: rid,
-            room: id.clone(),
-        })
-        .await;
+    let again = omar.open(&id).await;
     assert_eq!(error_code(&again), ErrorCode::Kicked);
     // A fresh connection of the same player is refused too.
     let mut other = connect(addr, "user=2&name=omar", Framing::Binary).await;
-    let again = other
-        .ask(|rid| ClientMsg::Open {
-            id: rid,
-            room: id.clone(),
-        })
-        .await;
+    let again = other.open(&id).await;
     assert_eq!(error_code(&again), ErrorCode::Kicked);
 }
 
@@ -338,12 +328,7 @@ async fn spectator_is_refused_and_others_see_nothing() {
     let (_hub, _store, addr) = start_hub().await;
     let (mut x, mut o, id, _) = started(addr, Game::Xo).await;
     let mut fan = connect(addr, "guest=fan", Framing::Text).await;
-    let view = fan
-        .ask(|rid| ClientMsg::Open {
-            id: rid,
-            room: id.clone(),
-        })
-        .await;
+    let view = fan.open(&id).await;
     assert_eq!(room_of(&view).spectators, 1);
     assert_eq!(room_of(&view).you.seat, None);
     // Drain what the players got from the spectator's arrival.
@@ -419,12 +404,7 @@ async fn malformed_and_oversized_frames_get_errors_and_connection_stays_open() {
     })
     .await;
     assert_eq!(error_code(&c.recv().await), ErrorCode::NotInRoom);
-    let unknown = c
-        .ask(|id| ClientMsg::Open {
-            id,
-            room: "nosuch".into(),
-        })
-        .await;
+    let unknown = c.open("nosuch").await;
     assert_eq!(error_code(&unknown), ErrorCode::UnknownRoom);
     assert!(matches!(
         c.ask(|id| ClientMsg::Ping { id }).await,
@@ -677,12 +657,7 @@ async fn play_again_while_the_result_is_stored_follows_the_result() {
     let again = kiosk.id();
     kiosk.send(ClientMsg::PlayAgain { id: again }).await;
     let mut watcher = connect(addr, "guest=watcher", Framing::Text).await;
-    let seen = watcher
-        .ask(|id| ClientMsg::Open {
-            id,
-            room: view.id.clone(),
-        })
-        .await;
+    let seen = watcher.open(&view.id).await;
     assert_eq!(room_of(&seen).phase, Phase::Finished);
     assert_eq!(
         room_of(&seen).result,
@@ -741,12 +716,7 @@ async fn reconnection_resends_full_state_and_restart_restores_the_game() {
         Framing::Binary,
     )
     .await;
-    let view = again
-        .ask(|rid| ClientMsg::Open {
-            id: rid,
-            room: id.clone(),
-        })
-        .await;
+    let view = again.open(&id).await;
     let view = room_of(&view);
     assert_eq!(view.moves, vec![4]);
     assert!(view.you.seat.is_some());
@@ -767,12 +737,7 @@ async fn reconnection_resends_full_state_and_restart_restores_the_game() {
         Framing::Text,
     )
     .await;
-    let view = back
-        .ask(|rid| ClientMsg::Open {
-            id: rid,
-            room: id.clone(),
-        })
-        .await;
+    let view = back.open(&id).await;
     let view = room_of(&view);
     assert_eq!(view.phase, Phase::Playing);
     assert_eq!(view.moves, vec![4]);
@@ -1057,12 +1022,7 @@ async fn a_change_while_the_result_is_stored_sends_the_held_move_first() {
         ..
     } = winning_move_held().await;
     let mut watcher = connect(addr, "guest=watcher", Framing::Binary).await;
-    let seen = watcher
-        .ask(|rid| ClientMsg::Open {
-            id: rid,
-            room: id.clone(),
-        })
-        .await;
+    let seen = watcher.open(&id).await;
     assert_eq!(room_of(&seen).phase, Phase::Finished);
     assert_eq!(room_of(&seen).result, None, "not before it is stored");
     for c in [&mut x, &mut o] {
